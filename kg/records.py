@@ -1,0 +1,162 @@
+"""The record chain: Abstract -> Extraction -> GraphDocument.
+
+Every record is a frozen dataclass.  Spans carry character offsets into the
+abstract *as read* (``abstract.text[start:end] == text`` always holds), so a
+reader can find any claim in the original source.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+ENTITY_LABELS: tuple[str, ...] = ("Method", "Model", "Problem", "Dataset", "Metric", "Concept")
+"""Entity node types of the graph (Paper and Bound are the other two node types)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Abstract:
+    """One paper's abstract with its metadata; ``source`` is ``file:line`` for messages."""
+
+    id: str
+    text: str
+    title: str = ""
+    year: int | None = None
+    venue: str = ""
+    primary_area: str = ""
+    decision: str = ""
+    url: str = ""
+    keywords: tuple[str, ...] = ()
+    authors: tuple[str, ...] = ()
+    source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """An entity mention: a typed span of the abstract with the name it resolves to."""
+
+    start: int
+    end: int
+    text: str
+    label: str
+    canonical: str
+    sentence_start: int = 0
+    sentence_end: int = 0
+    rule: str = ""
+    confidence: float = 1.0
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """A typed relation between two mentions (``head``/``tail`` index ``Extraction.entities``).
+
+    ``head`` is ``None`` for relations whose subject is the paper itself (PROPOSES, ADDRESSES).
+    """
+
+    head: int | None
+    tail: int
+    label: str
+    sentence_start: int = 0
+    sentence_end: int = 0
+    rule: str = ""
+    confidence: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Bound:
+    """A complexity bound or rate stated in an abstract, parsed and typed."""
+
+    start: int
+    end: int
+    text: str
+    notation: str  # O, Omega, Theta, o, omega, soft-O, soft-Omega, rate
+    expression: str  # normalised ASCII, e.g. "O~_T(sqrt(T))"
+    quantity: str = "other"
+    role: str = "new"  # new, prior, lower, condition
+    kind: str = "bound"  # bound or factor
+    subject: str = ""
+    subject_entity: int | None = None  # index into Extraction.entities
+    improves_on: int | None = None  # index into Extraction.bounds
+    variables: tuple[str, ...] = ()
+    parsed: bool = True
+    unicode: str = ""
+    quantity_detail: str = ""
+    sentence_start: int = 0
+    sentence_end: int = 0
+    rule: str = ""
+    confidence: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Extraction:
+    """Everything extracted from one abstract, offsets into ``Abstract.text``."""
+
+    abstract_id: str
+    extractor: str
+    entities: tuple[Mention, ...] = ()
+    relations: tuple[Relation, ...] = ()
+    bounds: tuple[Bound, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """Where one paper supports a node or an edge: the sentence and the span in it."""
+
+    paper: str
+    sentence: str
+    start: int
+    end: int
+    rule: str
+    confidence: float
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """A resolved graph node; ``properties`` holds type-specific scalar fields."""
+
+    id: str
+    label: str
+    name: str
+    aliases: tuple[str, ...] = ()
+    papers: tuple[str, ...] = ()
+    mentions: int = 0
+    properties: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def support(self) -> int:
+        """Number of distinct papers that mention this node."""
+        return len(self.papers)
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """A resolved, typed edge aggregated over all papers that support it."""
+
+    source: str
+    target: str
+    type: str
+    evidence: tuple[Evidence, ...] = ()
+    properties: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        """Deterministic identity of the edge (one edge per source, type, target)."""
+        return f"{self.source}|{self.type}|{self.target}"
+
+    @property
+    def papers(self) -> tuple[str, ...]:
+        return tuple(sorted({e.paper for e in self.evidence}))
+
+    @property
+    def support(self) -> int:
+        return len(self.papers)
+
+
+@dataclass(frozen=True, slots=True)
+class GraphDocument:
+    """The resolved graph: nodes and edges sorted by id, ready for any sink."""
+
+    nodes: tuple[Node, ...]
+    edges: tuple[Edge, ...]
+    meta: dict[str, Any] = field(default_factory=dict)
