@@ -1,0 +1,27 @@
+"""Errors: one root, a few named kinds, each message naming the bad value and the way out."""
+
+from __future__ import annotations
+
+
+class KGError(Exception):
+    """Root of every error paperkg raises on purpose."""
+
+
+class InputError(KGError):
+    """An input file cannot be read as abstracts; the message names the file and line."""
+
+
+class UnknownName(KGError):
+    """A registry name (extractor, sink, pipeline) is not known."""
+
+
+class OffsetMismatch(KGError):
+    """A span's offsets do not select its text in the abstract."""
+
+
+class SinkError(KGError):
+    """A sink (store or export) could not write the graph."""
+
+
+class BuildError(KGError):
+    """A build could not complete; the previous output is left untouched."""
