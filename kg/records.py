@@ -101,7 +101,11 @@ class Extraction:
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
-    """Where one paper supports a node or an edge: the sentence and the span in it."""
+    """Where one paper supports a node or an edge: the sentence and the span in it.
+
+    ``start``/``end`` index ``sentence``; ``sentence_start`` is the sentence's offset in the abstract,
+    so ``sentence_start + start`` indexes the abstract as read.
+    """
 
     paper: str
     sentence: str
@@ -109,6 +113,7 @@ class Evidence:
     end: int
     rule: str
     confidence: float
+    sentence_start: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -78,6 +78,7 @@ def edge_properties(edge) -> dict:
         "papers": list(edge.papers),
         "evidencePapers": [e.paper for e in ev],
         "sentences": [e.sentence for e in ev],
+        "sentenceStarts": [e.sentence_start for e in ev],
         "starts": [e.start for e in ev],
         "ends": [e.end for e in ev],
         "rules": [e.rule for e in ev],
