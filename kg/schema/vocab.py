@@ -21,7 +21,7 @@ Shape of the data:
 from __future__ import annotations
 
 import hashlib
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 BASE = "https://w3id.org/paperkg/"
 KG = BASE + "ns#"
@@ -82,3 +82,8 @@ def property_iri(name: str) -> str:
 def class_iri(label: str) -> str:
     """Class IRI of a node label: ``Method`` -> ``kg:Method``."""
     return KG + label
+
+
+def node_id(iri: str) -> str:
+    """The node id an IRI was minted from (other IRIs are returned unchanged)."""
+    return unquote(iri[len(ID) :]) if iri.startswith(ID) and not iri.startswith(ID + "edge/") else iri

@@ -1,0 +1,190 @@
+"""Resolution: per-abstract extractions -> one graph with deterministic ids and provenance.
+
+Mentions merge across abstracts when their type and normalised name agree (case, plural and
+hyphen variants are folded by ``canonical``; an abbreviation resolves to the long form it stands
+for).  Method and Model are the one pair of types that can disagree about the same name; the
+majority decides.  Nothing else crosses types.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+
+from kg.extractors.rules import canonical
+from kg.records import Abstract, Bound, Edge, Evidence, Extraction, GraphDocument, Mention, Node
+from kg.schema import node_id
+
+ARCHITECTURE_OR_METHOD = ("Method", "Model")
+
+
+def build_graph(pairs: Iterable[tuple[Abstract, Extraction]]) -> GraphDocument:
+    """Resolve extractions into a ``GraphDocument`` (nodes and edges sorted by id).
+
+    Example:
+        >>> from kg.records import Abstract, Extraction, Mention
+        >>> a = Abstract("p1", "We propose FlowNet for optical flow estimation.")
+        >>> m = Mention(11, 18, "FlowNet", "Model", "flownet", 0, 47)
+        >>> g = build_graph([(a, Extraction("p1", "test", entities=(m,)))])
+        >>> [n.id for n in g.nodes]
+        ['model:flownet', 'paper:p1']
+    """
+    pairs = list(pairs)
+    resolver = _Resolver([x for _, x in pairs])
+    nodes: dict[str, _NodeAcc] = {}
+    edges: dict[tuple[str, str, str], list[Evidence]] = defaultdict(list)
+
+    for abstract, extraction in pairs:
+        paper = node_id("Paper", abstract.id)
+        nodes[paper] = _NodeAcc("Paper", _paper_name(abstract), _paper_properties(abstract))
+        ids = [resolver.node_id(m) for m in extraction.entities]
+        for m, nid in zip(extraction.entities, ids):
+            acc = nodes.setdefault(nid, _NodeAcc(resolver.label(m), "", {}))
+            acc.add_mention(abstract.id, m)
+            edges[(paper, "MENTIONS", nid)].append(_evidence(abstract, m.start, m.end, m.sentence_start, m.sentence_end, m.rule, m.confidence))
+        for r in extraction.relations:
+            source = paper if r.head is None else ids[r.head]
+            target = ids[r.tail]
+            if source == target:
+                continue
+            tail = extraction.entities[r.tail]
+            edges[(source, r.label, target)].append(
+                _evidence(abstract, tail.start, tail.end, r.sentence_start, r.sentence_end, r.rule, r.confidence)
+            )
+        bound_ids = [node_id("Bound", f"{abstract.id}:{i}") for i in range(len(extraction.bounds))]
+        for i, b in enumerate(extraction.bounds):
+            nodes[bound_ids[i]] = _NodeAcc("Bound", b.unicode or b.text, _bound_properties(b, paper), papers={abstract.id}, count=1)
+            ev = _evidence(abstract, b.start, b.end, b.sentence_start, b.sentence_end, b.rule, b.confidence)
+            edges[(paper, "STATES_BOUND", bound_ids[i])].append(ev)
+            if b.subject_entity is not None and 0 <= b.subject_entity < len(ids):
+                edges[(bound_ids[i], "BOUNDS", ids[b.subject_entity])].append(ev)
+            if b.improves_on is not None and 0 <= b.improves_on < len(bound_ids):
+                edges[(bound_ids[i], "IMPROVES_ON", bound_ids[b.improves_on])].append(ev)
+
+    node_records = tuple(acc.to_node(nid) for nid, acc in sorted(nodes.items()))
+    edge_records = tuple(
+        Edge(source, target, etype, tuple(sorted(set(ev), key=lambda e: (e.paper, e.sentence_start + e.start, e.rule))))
+        for (source, etype, target), ev in sorted(edges.items(), key=lambda kv: f"{kv[0][0]}|{kv[0][1]}|{kv[0][2]}")
+    )
+    return GraphDocument(node_records, edge_records)
+
+
+class _Resolver:
+    """Decides each mention's node: abbreviations to long forms, Method/Model by majority."""
+
+    def __init__(self, extractions: Sequence[Extraction]) -> None:
+        long_forms: dict[str, Counter[str]] = defaultdict(Counter)
+        labels: dict[str, Counter[str]] = defaultdict(Counter)
+        for x in extractions:
+            for m in x.entities:
+                if len(m.aliases) == 2:
+                    long_forms[canonical(m.aliases[1])][m.canonical] += 1
+                labels[m.canonical][m.label] += 1
+        self.expansions = {
+            short: counts.most_common(1)[0][0]
+            for short, counts in long_forms.items()
+            if counts.most_common(1)[0][1] * 2 > sum(counts.values())
+        }
+        self.labels = labels
+
+    def key(self, m: Mention) -> str:
+        if not m.aliases and m.canonical in self.expansions:
+            return self.expansions[m.canonical]
+        return m.canonical
+
+    def label(self, m: Mention) -> str:
+        if m.label not in ARCHITECTURE_OR_METHOD:
+            return m.label
+        counts = self.labels[self.key(m)]
+        method, model = counts["Method"], counts["Model"]
+        return "Model" if model > method else "Method" if method > model else m.label
+
+    def node_id(self, m: Mention) -> str:
+        return node_id(self.label(m), self.key(m))
+
+
+class _NodeAcc:
+    """Accumulates what the papers say about one node."""
+
+    def __init__(self, label: str, name: str, properties: dict, papers: set[str] | None = None, count: int = 0) -> None:
+        self.label = label
+        self.name = name
+        self.properties = properties
+        self.papers = set(papers or ())
+        self.count = count
+        self.surfaces: Counter[str] = Counter()
+        self.aliases: set[str] = set()
+
+    def add_mention(self, paper: str, m: Mention) -> None:
+        self.papers.add(paper)
+        self.count += 1
+        surface = " ".join(m.text.split())
+        if not m.aliases or m.rule.endswith("abbreviation.long"):
+            self.surfaces[surface] += 1
+        self.aliases.add(surface)
+        self.aliases.update(" ".join(a.split()) for a in m.aliases)
+
+    def to_node(self, nid: str) -> Node:
+        name = self.name
+        if not name:
+            name = min(self.surfaces.items(), key=lambda kv: (-kv[1], kv[0]))[0] if self.surfaces else min(self.aliases)
+        aliases = tuple(sorted(a for a in self.aliases if a != name))
+        papers = tuple(sorted(node_id("Paper", p) for p in self.papers))
+        return Node(nid, self.label, name, aliases, papers, self.count, dict(self.properties))
+
+
+def _evidence(abstract: Abstract, start: int, end: int, s_start: int, s_end: int, rule: str, confidence: float) -> Evidence:
+    if not (s_start <= start and end <= s_end):
+        s_start, s_end = start, end
+    return Evidence(
+        paper=node_id("Paper", abstract.id),
+        sentence=abstract.text[s_start:s_end],
+        start=start - s_start,
+        end=end - s_start,
+        rule=rule,
+        confidence=round(confidence, 3),
+        sentence_start=s_start,
+    )
+
+
+def _paper_name(abstract: Abstract) -> str:
+    if abstract.title:
+        return abstract.title
+    words = abstract.text.split()
+    return " ".join(words[:12]) + (" …" if len(words) > 12 else "")
+
+
+def _paper_properties(abstract: Abstract) -> dict:
+    props = {
+        "sourceId": abstract.id,
+        "title": abstract.title,
+        "year": abstract.year,
+        "venue": abstract.venue,
+        "primaryArea": abstract.primary_area,
+        "decision": abstract.decision,
+        "url": abstract.url,
+        "keywords": list(abstract.keywords),
+        "authors": list(abstract.authors),
+        "abstract": abstract.text,
+    }
+    return {k: v for k, v in props.items() if v not in (None, "", [])}
+
+
+def _bound_properties(b: Bound, paper: str) -> dict:
+    props = {
+        "text": b.text,
+        "expression": b.expression,
+        "unicode": b.unicode,
+        "notation": b.notation,
+        "quantity": b.quantity,
+        "quantityDetail": b.quantity_detail,
+        "role": b.role,
+        "kind": b.kind,
+        "variables": list(b.variables),
+        "parsed": b.parsed,
+        "subject": b.subject,
+        "paper": paper,
+        "start": b.start,
+        "end": b.end,
+    }
+    return {k: v for k, v in props.items() if v not in (None, "", [])}

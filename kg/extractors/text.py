@@ -1,0 +1,67 @@
+"""Text cleaning for the NLP pipeline that keeps every character offset valid.
+
+Markup is *blanked* (replaced by spaces of the same length) rather than removed, so the cleaned
+text is aligned with the abstract as read character by character: an offset found in one is the
+same offset in the other, and no map has to be carried around.  LaTeX math (``$...$``) is left
+untouched for the bound extractor.
+"""
+
+from __future__ import annotations
+
+import re
+
+_MATH = re.compile(r"\$\$.+?\$\$|\$[^$]+\$", re.S)
+_URL = re.compile(r"(?:https?://|www\.)[^\s)\]>\"']+")
+_MD_LINK = re.compile(r"\[([^\]\n]+)\]\(([^)\s]+)\)")
+_MD_EMPHASIS = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_MD_CODE = re.compile(r"`+")
+_MD_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+", re.M)
+_MD_BULLET = re.compile(r"^[ \t]*[-*+][ \t]+", re.M)
+_LATEX_TEXT_CMD = re.compile(r"\\(?:emph|textbf|textit|texttt|textsc|underline|text)\{([^{}$]*)\}")
+_LATEX_TEXT_CMD_ESCAPED = re.compile(r"\\\\(?:emph|textbf|textit|texttt|textsc|underline|text)\{([^{}$]*)\}")
+
+
+def clean_for_nlp(text: str) -> str:
+    """Blank hard line breaks, Markdown markup, URLs and LaTeX text commands outside math.
+
+    Example:
+        >>> clean_for_nlp("We use **bold** ideas\\nsee https://x.org/a.")
+        'We use   bold   ideas see                .'
+    """
+    chars = list(text)
+    protected = _math_mask(text)
+
+    def blank(start: int, end: int) -> None:
+        for i in range(start, end):
+            if not protected[i]:
+                chars[i] = " "
+
+    for match in _URL.finditer(text):
+        end = match.end()
+        while end > match.start() and text[end - 1] in ".,;:":
+            end -= 1
+        blank(match.start(), end)
+    for match in _MD_LINK.finditer(text):
+        blank(match.start(), match.start(1))
+        blank(match.end(1), match.end())
+    for pattern in (_MD_EMPHASIS, _LATEX_TEXT_CMD, _LATEX_TEXT_CMD_ESCAPED):
+        for match in pattern.finditer(text):
+            inner = match.start(pattern.groups) if pattern.groups else match.start()
+            inner_end = match.end(pattern.groups) if pattern.groups else match.end()
+            blank(match.start(), inner)
+            blank(inner_end, match.end())
+    for pattern in (_MD_CODE, _MD_HEADING, _MD_BULLET):
+        for match in pattern.finditer(text):
+            blank(match.start(), match.end())
+    for i, ch in enumerate(chars):
+        if ch in "\r\n\t" and not protected[i]:
+            chars[i] = " "
+    return "".join(chars)
+
+
+def _math_mask(text: str) -> list[bool]:
+    mask = [False] * len(text)
+    for match in _MATH.finditer(text):
+        for i in range(match.start(), match.end()):
+            mask[i] = True
+    return mask

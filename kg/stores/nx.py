@@ -1,0 +1,86 @@
+"""networkx sink: a MultiDiGraph, node-link JSON and GraphML, and the way back to records."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import networkx as nx
+
+from kg.records import Edge, Evidence, GraphDocument, Node
+from kg.schema import edge_properties, node_properties
+
+_NODE_FIELDS = frozenset({"id", "name", "aliases", "papers", "support", "mentions", "label"})
+_EDGE_FIELDS = frozenset(
+    {"key", "support", "papers", "evidencePapers", "sentences", "sentenceStarts", "starts", "ends", "rules", "confidences", "type"}
+)
+
+
+def to_networkx(graph: GraphDocument) -> nx.MultiDiGraph:
+    """Node id -> node properties plus ``label``; edges keyed by their type, with ``type`` and the
+    edge properties except ``key`` (the multigraph key plays that role).
+
+    Example:
+        >>> g = to_networkx(GraphDocument((Node("method:x", "Method", "X"),), ()))
+        >>> g.nodes["method:x"]["label"]
+        'Method'
+    """
+    g = nx.MultiDiGraph(**graph.meta)
+    for node in graph.nodes:
+        g.add_node(node.id, label=node.label, **node_properties(node))
+    g.add_edges_from(
+        (edge.source, edge.target, edge.type, {"type": edge.type, **edge_properties(edge)} | {"key": None})
+        for edge in graph.edges
+    )
+    for _, _, data in g.edges(data=True):
+        del data["key"]
+    return g
+
+
+def from_networkx(g: nx.MultiDiGraph) -> GraphDocument:
+    """The inverse of ``to_networkx``."""
+    nodes = []
+    for nid, data in g.nodes(data=True):
+        props = {k: v for k, v in data.items() if k not in _NODE_FIELDS}
+        nodes.append(Node(nid, data["label"], data["name"], tuple(data["aliases"]), tuple(data["papers"]), data["mentions"], props))
+    edges = []
+    for source, target, data in g.edges(data=True):
+        evidence = tuple(
+            Evidence(p, s, st, en, r, c, ss)
+            for p, s, ss, st, en, r, c in zip(
+                data["evidencePapers"], data["sentences"], data["sentenceStarts"], data["starts"], data["ends"], data["rules"], data["confidences"]
+            )
+        )
+        props = {k: v for k, v in data.items() if k not in _EDGE_FIELDS}
+        edges.append(Edge(source, target, data["type"], evidence, props))
+    return GraphDocument(tuple(sorted(nodes, key=lambda n: n.id)), tuple(sorted(edges, key=lambda e: e.key)), dict(g.graph))
+
+
+def write_node_link(graph: GraphDocument, path: Path) -> None:
+    """networkx node-link JSON (``edges`` key), sorted keys, for tools and for ``kg.open``."""
+    data = nx.node_link_data(to_networkx(graph), edges="edges")
+    path.write_text(json.dumps(data, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def read_node_link(path: Path) -> GraphDocument:
+    """Read ``graph.json`` back into records."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    return from_networkx(nx.node_link_graph(data, directed=True, multigraph=True, edges="edges"))
+
+
+def write_graphml(graph: GraphDocument, path: Path) -> None:
+    """GraphML for Gephi/yEd; list properties are JSON-encoded strings (GraphML has no lists)."""
+    g = to_networkx(graph)
+    for _, data in g.nodes(data=True):
+        _flatten(data)
+    for _, _, data in g.edges(data=True):
+        _flatten(data)
+    nx.write_graphml(g, path)
+
+
+def _flatten(data: dict) -> None:
+    for key, value in list(data.items()):
+        if isinstance(value, (list, tuple)):
+            data[key] = json.dumps(list(value), ensure_ascii=False)
+        elif value is None:
+            del data[key]
