@@ -25,3 +25,11 @@ class SinkError(KGError):
 
 class BuildError(KGError):
     """A build could not complete; the previous output is left untouched."""
+
+
+class QueryNotFound(KGError):
+    """A canned query, one of its parameters or a query backend is not known."""
+
+
+class UnknownEntity(KGError):
+    """A query parameter names no node; the message lists the closest names."""
