@@ -1,0 +1,515 @@
+"""Complexity bounds and rates in an abstract: spans, notation, quantity, role, subject, improvements.
+
+``find_bounds`` is a pure function of the abstract text.  It finds every asymptotic expression
+(O, Ω, Θ, o, ω and soft forms, in LaTeX with one or two backslashes, Unicode or plain text) and
+every explicit rate written in math that the text presents as the rate or complexity of something
+(``a $1/\\tau$ rate``, ``$\\sqrt{T}$ regret``).  Spans follow ``bounds-GUIDELINES.md``: a bound that
+fills its ``$...$`` segment is spanned with the dollars, otherwise only the operator to its closing
+parenthesis.  Fields come from cue words around the span in its sentence (what is bounded, whose
+result it is, what it improves on); the expression is parsed by ``kg.complexity``.  The spaCy
+component ``kg_bounds`` wraps it and stores the records in ``doc._.bounds``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from kg.complexity.latex import normalise_escapes
+from kg.complexity.parse import HEAD, closing_paren, notation_of, parse_bound
+from kg.records import Bound, Mention
+
+RULE = "bounds.v1"
+
+_MATH = re.compile(r"\$\$.+?\$\$|\$[^$]+\$", re.S)
+_SENTENCE_END = re.compile(r"[.!?](?:[\"')\]]*)\s+(?=[A-Z$\\(\[0-9])")
+_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|et al|etc|vs|cf|resp|Fig|Eq|Sec|Thm|approx|w\.r\.t)|\b[A-Z])$")
+
+# What is bounded.  Compound phrases come first so that "sample complexity" is not read as "complexity".
+_QUANTITY_CUES: tuple[tuple[str, str], ...] = (
+    ("other", r"approximation (?:ratio|factor)|number of switch\w*|switch(?:es|ing cost)|switching cost"),
+    ("sample-complexity", r"sample[- ]complexit\w*|samples?\b|sample size|sampling budget|number of (?:training )?(?:samples|examples|observations)|(?:statistical|testing) complexity|examples\b|observations\b|data points"),
+    ("iterations", r"iteration complexity|oracle complexity|gradient complexity|(?:first|zeroth|second)[- ]order oracle\w*|oracle (?:calls?|queries|evaluations)|gradient (?:evaluations|computations|calls)|iterations?\b|steps\b|rounds\b|epochs\b|evaluations\b|function calls"),
+    ("query", r"query complexity|quer(?:y|ies)\b|comparisons\b"),
+    ("communication", r"communication(?: complexity| cost| rounds)?"),
+    ("regret", r"regrets?\b(?: bounds?| rates?)?"),
+    ("space/memory", r"space complexity|memory|space\b|storage|buffer\b|context[- ](?:window|length)|kv[- ]cache|cache\b|padding tokens|bits\b"),
+    ("time", r"time complexity|computational (?:complexity|cost)|per[- ](?:step|iteration|token|update|round|query|layer)|run[- ]?time|running time|(?<!horizon )time\b|compute\b|flops\b|operations\b|cost\b|preprocessing|latency|complexity"),
+    ("width/size/parameters", r"number of parameters|parameter count|parameters\b|params\b|width\b|depth\b|(?<!two-)(?<!one-)layers?\b|neurons\b|hidden (?:units|size|dimension)|embedding (?:dimension|size)|key dimension|coreset(?: size)?|rows selected|number of experts|heads\b"),
+    ("error", r"excess risk|risk\b|errors?\b|kl\b|kl divergence|divergence|distance\b|deviation|generalization (?:gap|bound)|estimation|mse\b|suboptimality|accuracy|wasserstein|total variation|loss\b|consistency"),
+    ("convergence-rate", r"convergence rates?|rates? of convergence|converge\w*|rates?\b"),
+)
+_QUANTITY = re.compile("|".join(f"(?P<q{i}>{p})" for i, (_, p) in enumerate(_QUANTITY_CUES)), re.I)
+_NOT_QUANTITY = re.compile(r"\b(?:time horizon|learning rate|step[- ]size|win rate|success rate|error rate of \d)", re.I)
+
+_CLAUSE_BREAK = re.compile(r"[,;:—–(]|\s-{1,2}\s|\b(?:when|whenever|if|provided|as long as|where|whereas|while|such that|so that|that|which)\b", re.I)
+_PUNCT_BREAK = re.compile(r"[,;:—–]|\s-{1,2}\s")
+_PRIOR = re.compile(
+    r"\b(?:previous(?:ly)?|prior|existing|best[- ]known|state[- ]of[- ]the[- ]art|classic(?:al)?|standard|"
+    r"naive|na[iï]ve|vanilla|baselines?|earlier|conventional|traditional|known|literature|"
+    r"improv\w* (?:up)?on|improv\w* over|improvement (?:over|upon|on)|compared (?:to|with)|versus|vs\.?|"
+    r"rather than|instead of|than (?:the|that of|those)|over the|et al|from|current(?:ly)? best|"
+    r"ha(?:ve|s) (?:been )?(?:established|shown|achieved|obtained)|required by)\b|\\cite\w*|\[[A-Z][^\]]{0,30}\]",
+    re.I,
+)
+_NEW = re.compile(r"\b(?:we|our|ours|us|this (?:paper|work|article)|herein|here|proposed|novel)\b", re.I)
+_LOWER = re.compile(r"\b(?:lower[- ]bound\w*|at least|must|necessar\w*|cannot|impossib\w*|hardness|any (?:algorithm|method|estimator|learner|protocol))\b", re.I)
+_LOWER_AFTER = re.compile(r"^[^.;]{0,25}?\b(?:would (?:resolve|imply|refute|contradict|break|violate|yield a)|lower[- ]bound)", re.I)
+_CONDITION = re.compile(r"\b(?:when|whenever|if|provided|as long as|assum\w*|given that|in the (?:\w+ )?regime|region|no (?:larger|greater|more|smaller|less) than|requires? that|suppose)\b", re.I)
+_IMPROVE_VERB = re.compile(r"\b(?:reduc\w*|improv\w*|decreas\w*|lower\w*|cut\w*|shrink\w*|accelerat\w*|speed\w*|sav\w*|surpass\w*|outperform\w*|better|faster|fewer|smaller|tighten\w*|sharpen\w*)\b", re.I)
+_IMPROVE_OVER = re.compile(r"\b(?:improv\w* (?:up)?on|improv\w* over|improvement (?:over|upon|on)|surpass\w*|outperform\w*|better than|faster than|tighter than|compared to|over)\b(?:\s+(?:the|a|an|its|their|previous|prior|existing|best|known|result|results|bound|bounds|rate|rates|requiring|require[sd]?|of|[a-z\-]+))*\s*$", re.I)
+_IMPROVE_TO = re.compile(r"\b(?:improv\w*|reduc\w*|decreas\w*|lower\w*|tighten\w*|sharpen\w*)\b[^.;]{0,40}\bto\s*(?:an?|the|only|just)?\s*$", re.I)
+_FROM = re.compile(r"\bfrom\s*(?:the|an?)?\s*$", re.I)
+_TO = re.compile(r"^[^.;]{0,120}?\bto\s*(?:an?|the|only|just)?\s*$", re.I)
+_FACTOR_AFTER = re.compile(r"^\s*-?\s*(?:approx\w*|competitive|factor)", re.I)
+_FACTOR_BEFORE = re.compile(r"(?:factor|ratio)\s*(?:of|by)?\s*(?:an?|the)?\s*$", re.I)
+_HYPHEN_WORD = re.compile(r"^-\s*[A-Za-z]")
+
+# Explicit rates: a math expression with a variable, written as the rate or complexity of something.
+_RATE_BEFORE = re.compile(
+    r"(?:(?<!learning )(?<!win )(?<!success )\brates?(?: of)?|at a rate of|(?:of|on the) order(?: of)?|"
+    r"decay\w* (?:as|like)|grow\w* (?:as|like)|scal\w* (?:as|like)|controlled by|proportional to|"
+    r"converg\w* (?:at|as|like)|regret(?: bound)? of|complexity of|error of)\s*(?:\(|~|\\sim|\\approx)?\s*$",
+    re.I,
+)
+_RATE_AFTER = re.compile(
+    r"^\s*-?\s*(?:(?:convergence |error |regret |learning )?rates?\b|regret\b|convergence\b|sample complexity|samples\b|"
+    r"iterations\b|steps\b|rounds\b|queries\b|time\b|memory\b|scaling\b)",
+    re.I,
+)
+_RATE_REJECT = re.compile(r"[=<>%]|\\(?:le|leq|ge|geq|in|sim|approx|to|propto|lesssim|gtrsim|asymp|pm|mid|subset|times\s*\d|%)\b|≤|≥|∈")
+_LIST_GLUE = re.compile(r"^\s*(?:,|and|or|,\s*and)\s*\$[^$]{1,80}\$")
+
+_SUBJECT_VERBS = re.compile(
+    r"\b(?:achiev\w*|attain\w*|obtain\w*|has|have|had|requir\w*|converg\w*|runs?|can|could|is|are|was|were|incur\w*|"
+    r"enjoy\w*|yield\w*|guarantee\w*|use[sd]?|need\w*|admit\w*|match\w*|improv\w*|reduc\w*|scal\w*|takes?|"
+    r"suffices?|ensures?|establish\w*|provides?|exhibit\w*|costs?|must|may|will|leads?)\b",
+    re.I,
+)
+_SUBJECT_FOR = re.compile(r"^\s*(?:[a-z\s\-]{0,30}\s)?(?:for|of|by)\s+((?:the\s+)?[A-Za-z][\w\-]*(?:[ \-][A-Za-z][\w\-]*){0,4})")
+_LEADING = re.compile(r"^(?:(?:notably|specifically|moreover|furthermore|in addition|finally|remarkably|however|thus|hence|consequently|in particular|in contrast|additionally|then|also)\s*,?\s*)+", re.I)
+_METHOD_WORD = re.compile(r"\b((?:[A-Z][\w\-]*\s+)?(?:[\w\-]+\s+){0,3}(?:algorithm|method|estimator|approach|procedure|scheme|framework|model|optimizer|policy|mechanism|network|transformer)s?)\b", re.I)
+_SUBJECT_LABELS = ("Method", "Model", "Problem")
+
+
+@dataclass
+class _Draft:
+    """A bound while its fields are being worked out."""
+
+    start: int
+    end: int
+    seg_start: int
+    seg_end: int
+    kind: str = "bound"
+    rate: bool = False
+    quantity: str = "other"
+    detail: str = ""
+    role: str = "new"
+    subject: str = ""
+    subject_entity: int | None = None
+    improves_on: int | None = None
+    sentence: tuple[int, int] = (0, 0)
+
+
+def math_segments(text: str) -> list[tuple[int, int]]:
+    """``$...$`` and ``$$...$$`` segments as (start, end) offsets, dollars included.
+
+    Example:
+        >>> math_segments("a $x$ b $$y$$")
+        [(2, 5), (8, 13)]
+    """
+    return [(m.start(), m.end()) for m in _MATH.finditer(text)]
+
+
+def sentence_spans(text: str, math: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int]]:
+    """Sentence (start, end) offsets: a split after ``.!?`` and space, never inside math or after ``e.g.``.
+
+    Example:
+        >>> sentence_spans("We prove $O(n)$. It is e.g. tight. Done")
+        [(0, 16), (17, 34), (35, 39)]
+    """
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        cut = match.start() + 1
+        if any(s < cut < e for s, e in math) or _ABBREVIATION.search(text[start:match.start()]):
+            continue
+        end = match.end()
+        while end > cut and text[end - 1].isspace():
+            end -= 1
+        spans.append((start, end))
+        start = match.end()
+    if start < len(text):
+        end = len(text.rstrip())
+        spans.append((start, max(end, start)))
+    return [(s + len(text[s:e]) - len(text[s:e].lstrip()), e) for s, e in spans if text[s:e].strip()]
+
+
+def find_bounds(
+    text: str,
+    entities: Sequence[Mention] = (),
+    sentences: Sequence[tuple[int, int]] | None = None,
+) -> tuple[Bound, ...]:
+    """All complexity bounds and rates stated in ``text``, in textual order, with exact offsets.
+
+    ``entities`` (mentions found by another component, offsets into the same text) are used to link
+    each bound to what it is about; ``sentences`` defaults to a simple splitter.
+
+    Example:
+        >>> [(b.text, b.notation, b.quantity) for b in find_bounds("It runs in $O(n^2 \\\\log n)$ time.")]
+        [('$O(n^2 \\\\log n)$', 'O', 'time')]
+    """
+    math = math_segments(text)
+    sents = list(sentences) if sentences is not None else sentence_spans(text, math)
+    drafts = _asymptotic_spans(text, math) + _rate_spans(text, math)
+    drafts = sorted(_drop_overlaps(drafts), key=lambda d: d.start)
+    for draft in drafts:
+        draft.sentence = next(((s, e) for s, e in sents if s <= draft.start < e), (0, len(text)))
+    first_own = next((s for s, e in sents if _NEW.search(text[s:e])), len(text))
+    for k, draft in enumerate(drafts):
+        previous = drafts[k - 1] if k and drafts[k - 1].sentence == draft.sentence else None
+        _classify_kind(text, draft)
+        _classify_quantity(text, draft, previous, sents)
+        _classify_role(text, draft, previous, first_own)
+    _link_improvements(text, drafts, sents)
+    for draft in drafts:
+        _find_subject(text, draft, entities)
+    return tuple(_record(text, d) for d in drafts)
+
+
+def _asymptotic_spans(text: str, math: Sequence[tuple[int, int]]) -> list[_Draft]:
+    drafts: list[_Draft] = []
+    pos = 0
+    while (match := HEAD.search(text, pos)) is not None:
+        pos = match.start() + 1
+        open_index = match.end() - 1
+        end = closing_paren(text, open_index)
+        if end is None:
+            continue
+        if match.group("open").startswith("{"):
+            brace = re.match(r"\s*\}", text[end:])
+            if not brace:
+                continue
+            end += brace.end()
+        argument = normalise_escapes(text[open_index + 1:end - 1]).strip()
+        if not argument or re.fullmatch(r"\\(?:cdot|bullet|dots|ldots)\s*(?:,\s*\\cdot)*\s*\)?|·|\.", argument):
+            continue
+        segment = next(((s, e) for s, e in math if s < match.start() < e), None)
+        start = match.start()
+        if segment is None:
+            if match.group("op") in ("o", "O") and re.search(r"[A-Za-z0-9]-$", text[:start]):
+                continue
+            if match.group("op") == "o" and not re.search(r"[A-Za-z0-9]", argument):
+                continue
+        if notation_of(match.group("op")) in ("omega",) and not re.fullmatch(r"[^,=]{1,40}", argument):
+            continue
+        if segment is not None:
+            start, end = _enclosing_power(text, segment, start, end)
+            inner = text[segment[0]:segment[1]].strip("$")
+            if inner.strip() == text[start:end]:
+                start, end = segment
+        seg = segment or (start, end)
+        drafts.append(_Draft(start, end, seg[0], seg[1]))
+        pos = end
+    return drafts
+
+
+def _enclosing_power(text: str, segment: tuple[int, int], start: int, end: int) -> tuple[int, int]:
+    """Widen ``o(1)`` in ``n^{1+o(1)}`` to the whole power, which then carries the notation."""
+    stack: list[int] = []
+    k = segment[0] + 1
+    while k < start:
+        ch = text[k]
+        if ch == "\\" and k + 1 < start and text[k + 1] in "{}":
+            k += 2
+            continue
+        if ch == "{":
+            stack.append(k)
+        elif ch == "}" and stack:
+            stack.pop()
+        k += 1
+    if not stack:
+        return start, end
+    brace = stack[-1]
+    caret = brace - 1
+    while caret > segment[0] and text[caret] == " ":
+        caret -= 1
+    if text[caret] != "^":
+        return start, end
+    depth, close = 0, None
+    for j in range(brace, segment[1]):
+        depth += text[j] == "{"
+        depth -= text[j] == "}"
+        if depth == 0:
+            close = j + 1
+            break
+    if close is None or close < end:
+        return start, end
+    base = caret
+    while base > segment[0] + 1 and (text[base - 1].isalnum() or text[base - 1] in "\\"):
+        base -= 1
+        if text[base] == "\\":
+            break
+    if text[base - 1:base] in (")", "}"):
+        return start, end
+    return base, close
+
+
+def _rate_spans(text: str, math: Sequence[tuple[int, int]]) -> list[_Draft]:
+    drafts: list[_Draft] = []
+    for index, (s, e) in enumerate(math):
+        inner = text[s:e].strip("$")
+        content = inner.strip()
+        if not content or len(content) > 90 or _RATE_REJECT.search(normalise_escapes(content)):
+            continue
+        if HEAD.search(text, s, e):
+            continue
+        if _HYPHEN_WORD.match(text[e:e + 3]):
+            continue
+        before = text[max(0, s - 40):s]
+        after = text[e:e + 40]
+        cue = _RATE_BEFORE.search(before) or _RATE_AFTER.match(after)
+        k = index
+        while not cue and k + 1 < len(math) and _LIST_GLUE.match(text[math[k][1]:math[k + 1][1]]):
+            k += 1
+            cue = _RATE_AFTER.match(text[math[k][1]:math[k][1] + 40])
+        if not cue or re.search(r"(?:learning|win|success|sampling|dropout|mask\w*)\s+rates?(?: of)?\s*\S*\s*$", before, re.I):
+            continue
+        parsed = parse_bound(text[s:e])
+        expr = parsed.sympy_expr
+        if expr is None or not expr.free_symbols or expr.is_Symbol or expr.is_number:
+            continue
+        if expr.is_Mul and sum(1 for a in expr.args if not a.is_number) == 1 and expr.args[0].is_number:
+            continue
+        drafts.append(_Draft(s, e, s, e, rate=True))
+    return drafts
+
+
+def _drop_overlaps(drafts: list[_Draft]) -> list[_Draft]:
+    kept: list[_Draft] = []
+    for draft in sorted(drafts, key=lambda d: (d.start, -d.end)):
+        if not kept or draft.start >= kept[-1].end:
+            kept.append(draft)
+    return kept
+
+
+def _classify_kind(text: str, draft: _Draft) -> None:
+    after = text[draft.seg_end:draft.seg_end + 20]
+    before = text[max(draft.sentence[0], draft.seg_start - 40):draft.seg_start]
+    inside_after = text[draft.end:draft.seg_end].strip("$ )")
+    if _FACTOR_AFTER.match(after) and not inside_after.startswith("^") or _FACTOR_BEFORE.search(before):
+        draft.kind = "factor"
+        draft.quantity = "other"
+        draft.detail = "speed-up factor" if re.search(r"speed|faster|reduc", before, re.I) else "approximation factor"
+
+
+def _cue(window: str, reverse: bool) -> tuple[int, str, str] | None:
+    """Closest quantity cue in ``window``: (distance, quantity, phrase)."""
+    best = None
+    for match in _QUANTITY.finditer(window):
+        if _NOT_QUANTITY.match(window, max(0, match.start() - 12)) and _NOT_QUANTITY.search(window[max(0, match.start() - 12):match.end() + 8]):
+            continue
+        quantity = _QUANTITY_CUES[int(match.lastgroup[1:])][0]
+        distance = len(window) - match.end() if reverse else match.start()
+        if best is None or distance < best[0]:
+            best = (distance, quantity, match.group().lower())
+    return best
+
+
+def _classify_quantity(text: str, draft: _Draft, previous: _Draft | None, sents) -> None:
+    if draft.kind == "factor":
+        return
+    s0, s1 = draft.sentence
+    right = text[draft.seg_end:min(s1, draft.seg_end + 45)]
+    right = re.split(r"[,;]|\.\s|\b(?:where|which|while|whereas|and we)\b", right, maxsplit=1)[0]
+    left_from = max(s0, previous.seg_end if previous else s0)
+    left = text[left_from:draft.seg_start]
+    breaks = list(_CLAUSE_BREAK.finditer(left))
+    clause = left[breaks[-1].end():] if breaks else left
+    if not clause.strip() and breaks and previous is None:
+        clause = left
+    found = [c for c in (_cue(right, False), _cue(clause, True)) if c is not None]
+    if found:
+        _, draft.quantity, draft.detail = min(found, key=lambda c: c[0])
+        return
+    if previous is not None and re.fullmatch(r"\s*(?:,|and|or|,\s*and|;)?\s*", text[previous.seg_end:draft.seg_start]):
+        draft.quantity, draft.detail = previous.quantity, previous.detail
+        return
+    subject = re.match(r"\s*(?:the\s+|an?\s+)?([A-Za-z][\w\- ]{2,60}?)\s+(?:is|are|be|remains?)\b", clause)
+    if subject is not None:
+        draft.quantity, draft.detail = "other", subject.group(1)
+        return
+    wide = _cue(text[s0:draft.seg_start], True)
+    if wide is not None:
+        _, draft.quantity, draft.detail = wide
+        return
+    if previous is not None:
+        draft.quantity, draft.detail = previous.quantity, previous.detail
+        return
+    index = next((i for i, (s, e) in enumerate(sents) if (s, e) == draft.sentence), 0)
+    if index > 0:
+        back = _cue(text[sents[index - 1][0]:sents[index - 1][1]], True)
+        if back is not None:
+            _, draft.quantity, draft.detail = back
+            return
+    words = re.findall(r"[A-Za-z][\w\-]*", re.sub(r"\$[^$]*\$", " ", clause))
+    draft.quantity, draft.detail = "other", " ".join(words[-4:])
+
+
+def _classify_role(text: str, draft: _Draft, previous: _Draft | None, first_own: int) -> None:
+    s0, _ = draft.sentence
+    left = text[s0:draft.seg_start]
+    punct = list(_PUNCT_BREAK.finditer(left))
+    clause = left[punct[-1].end():] if punct else left
+    after = text[draft.seg_end:draft.seg_end + 60]
+    notation = "rate" if draft.rate else parse_bound(text[draft.start:draft.end]).notation
+    condition = _CONDITION.search(clause)
+    if condition and len(clause[condition.start():].split()) <= 11:
+        draft.role = "condition"
+        return
+    cues = [(m.end(), "prior") for m in _PRIOR.finditer(left)] + [(m.end(), "new") for m in _NEW.finditer(left)]
+    last = max(cues)[1] if cues else None
+    lower = _LOWER.search(clause) or _LOWER_AFTER.match(after)
+    if lower and last != "prior":
+        draft.role = "lower"
+    elif last == "prior" and max(cues)[0] >= len(left) - 120:
+        draft.role = "prior"
+    elif last is None and previous is not None:
+        draft.role = previous.role
+    elif last is None and draft.start < first_own:
+        draft.role = "prior"
+    elif notation in ("Omega", "soft-Omega"):
+        draft.role = "lower"
+    else:
+        draft.role = "new"
+
+
+def _link_improvements(text: str, drafts: list[_Draft], sents) -> None:
+    """Fill ``improves_on``: "from X to Y", "X, improving upon Y", "improved to Y", "reduce ... Y"."""
+    for j, draft in enumerate(drafts):
+        same = [i for i in range(j) if drafts[i].sentence == draft.sentence]
+        left = text[max(draft.sentence[0], drafts[same[-1]].seg_end if same else 0):draft.seg_start]
+        sentence = text[draft.sentence[0]:draft.sentence[1]]
+        if same and _TO.match(left) and _IMPROVE_VERB.search(sentence):
+            i = same[-1]
+            before_i = text[max(draft.sentence[0], drafts[i].seg_start - 30):drafts[i].seg_start]
+            if _FROM.search(before_i):
+                drafts[i].role = "prior" if drafts[i].role == "new" else drafts[i].role
+                draft.role = "new" if draft.role == "prior" else draft.role
+                draft.improves_on = i
+                continue
+        if same and _IMPROVE_OVER.search(left[-80:]) and re.search(r"improv|surpass|outperform|better|faster|tighter", left, re.I):
+            candidates = [i for i in same if drafts[i].role in ("new", "lower") and drafts[i].improves_on != j]
+            target = _same_quantity(drafts, candidates, draft) if candidates else None
+            if target is not None:
+                drafts[target].improves_on = j
+                draft.role = "prior" if draft.role == "new" else draft.role
+                continue
+        if draft.role == "new" and draft.improves_on is None:
+            earlier = [i for i in range(j) if drafts[i].role == "prior" and drafts[i].quantity == draft.quantity
+                       and drafts[i].kind == draft.kind]
+            if earlier and (_IMPROVE_TO.search(left) or (
+                    _IMPROVE_VERB.search(sentence) and drafts[earlier[-1]].sentence != draft.sentence
+                    and not any(d.improves_on is not None for d in drafts if d.sentence == draft.sentence))):
+                draft.improves_on = earlier[-1]
+    for draft in drafts:
+        if draft.improves_on is not None:
+            target = drafts[draft.improves_on]
+            key = parse_bound(text[target.start:target.end]).expression
+            draft.improves_on = next(i for i, d in enumerate(drafts)
+                                     if parse_bound(text[d.start:d.end]).expression == key)
+
+
+def _same_quantity(drafts: list[_Draft], candidates: list[int], target: _Draft) -> int | None:
+    """The nearest candidate bounding the same quantity, else the nearest candidate."""
+    for i in reversed(candidates):
+        if drafts[i].quantity == target.quantity:
+            return i
+    return candidates[-1]
+
+
+def _find_subject(text: str, draft: _Draft, entities: Sequence[Mention]) -> None:
+    s0, s1 = draft.sentence
+    usable = [(i, m) for i, m in enumerate(entities) if s0 <= m.start < s1 and m.label in _SUBJECT_LABELS]
+    if usable:
+        def distance(item: tuple[int, Mention]) -> tuple[int, int]:
+            m = item[1]
+            gap = draft.start - m.end if m.end <= draft.start else m.start - draft.end + 1000
+            return (max(gap, 0), m.start)
+
+        index, mention = min(usable, key=distance)
+        draft.subject, draft.subject_entity = mention.text, index
+        return
+    after = re.sub(r"\$[^$]*\$", "", text[draft.seg_end:min(s1, draft.seg_end + 60)])
+    match = _SUBJECT_FOR.match(after)
+    if match and not _QUANTITY.fullmatch(match.group(1)):
+        draft.subject = match.group(1).strip()
+        return
+    left = re.sub(r"\$[^$]*\$", "X", text[s0:draft.seg_start])
+    clause = _LEADING.sub("", re.split(r"[,;:]\s*", left)[-1].strip()) if left.strip() else ""
+    verb = _SUBJECT_VERBS.search(clause)
+    head = clause[:verb.start()].strip() if verb else ""
+    head = re.sub(r"^(?:that|then|and|but|thus|so)\s+", "", head, flags=re.I)
+    if head and head.lower() not in ("we", "it", "this", "they", "which", "that") and len(head.split()) <= 8:
+        draft.subject = head
+        return
+    method = _METHOD_WORD.search(re.sub(r"\$[^$]*\$", "", text[s0:s1]))
+    draft.subject = method.group(1).strip() if method else ""
+
+
+def _record(text: str, draft: _Draft) -> Bound:
+    surface = text[draft.start:draft.end]
+    parsed = parse_bound(surface)
+    notation = "rate" if draft.rate else parsed.notation
+    detail = draft.detail or ("" if draft.quantity != "other" else "unspecified")
+    confidence = (0.6 if draft.rate else 0.9) * (1.0 if parsed.parsed else 0.8)
+    return Bound(
+        start=draft.start,
+        end=draft.end,
+        text=surface,
+        notation=notation,
+        expression=parsed.expression,
+        quantity=draft.quantity,
+        role=draft.role,
+        kind=draft.kind,
+        subject=draft.subject,
+        subject_entity=draft.subject_entity,
+        improves_on=draft.improves_on,
+        variables=parsed.variables,
+        parsed=parsed.parsed,
+        unicode=parsed.unicode,
+        quantity_detail=detail,
+        sentence_start=draft.sentence[0],
+        sentence_end=draft.sentence[1],
+        rule=RULE,
+        confidence=round(confidence, 2),
+    )
+
+
+if not Doc.has_extension("bounds"):
+    Doc.set_extension("bounds", default=())
+
+
+@Language.factory("kg_bounds")
+def make_bounds(nlp: Language, name: str) -> BoundsComponent:
+    """spaCy factory ``kg_bounds``: sets ``doc._.bounds`` from :func:`find_bounds`."""
+    return BoundsComponent()
+
+
+class BoundsComponent:
+    """Pipeline component: bounds of ``doc.text``, linked to ``doc._.kg_mentions`` when present."""
+
+    def __call__(self, doc: Doc) -> Doc:
+        sentences = None
+        if doc.has_annotation("SENT_START"):
+            sentences = [(s.start_char, s.end_char) for s in doc.sents]
+        mentions = doc._.kg_mentions if Doc.has_extension("kg_mentions") else ()
+        doc._.bounds = find_bounds(doc.text, tuple(mentions or ()), sentences)
+        return doc
+
+
+__all__ = ["RULE", "BoundsComponent", "find_bounds", "math_segments", "sentence_spans"]
