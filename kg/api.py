@@ -105,6 +105,7 @@ def write_outputs(graph: GraphDocument, summary: dict[str, Any], out: Path, *, s
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    tmp.chmod(0o755)
     try:
         t0 = time.perf_counter()
         rdf.write_store(graph, tmp / "store")

@@ -127,7 +127,10 @@ class _NodeAcc:
     def to_node(self, nid: str) -> Node:
         name = self.name
         if not name:
-            name = min(self.surfaces.items(), key=lambda kv: (-kv[1], kv[0]))[0] if self.surfaces else min(self.aliases)
+            # Prefer a surface that spells the key out over an abbreviation of it.
+            key = nid.split(":", 1)[1]
+            spelled = {s: c for s, c in self.surfaces.items() if canonical(s) == key} or self.surfaces
+            name = min(spelled.items(), key=lambda kv: (-kv[1], kv[0]))[0] if spelled else min(self.aliases)
         aliases = tuple(sorted(a for a in self.aliases if a != name))
         papers = tuple(sorted(node_id("Paper", p) for p in self.papers))
         return Node(nid, self.label, name, aliases, papers, self.count, dict(self.properties))

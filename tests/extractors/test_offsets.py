@@ -1,0 +1,80 @@
+"""The offset invariant: every span indexes the abstract as read (``text[start:end] == surface``)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kg.extractors import extract
+from kg.extractors.abbreviations import find_abbreviations
+from kg.extractors.text import clean_for_nlp
+from kg.records import Abstract
+
+PIECES = [
+    "We propose Equilibrium Propagation (EP) for image classification.",
+    " **Bold** claim with `code` and [a link](https://example.org/x).",
+    "\nHard\nline breaks\r\n in the middle.",
+    " See https://github.com/org/repo.",
+    " A bound $\\tilde{O}(\\sqrt{T})$ and O(n^2 \\log n) time.",
+    " Kolmogorov-Arnold Networks (KANs) outperform MLPs on ImageNet.",
+    " \\emph{Emphasis} and \\\\textbf{double} escapes 25\\\\%.",
+    " Curly “quotes” — dashes, Greek α, β and Õ(√T).",
+    " # Heading\n- bullet item\n",
+    " <script>alert(1)</script> & stuff.",
+]
+
+
+def _check(text: str, x) -> None:
+    for m in x.entities:
+        assert text[m.start : m.end] == m.text, m
+        assert m.sentence_start <= m.start and m.end <= m.sentence_end <= len(text)
+    for b in x.bounds:
+        assert text[b.start : b.end] == b.text, b
+    for r in x.relations:
+        assert r.head is None or 0 <= r.head < len(x.entities)
+        assert 0 <= r.tail < len(x.entities)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(PIECES) | st.text(max_size=40), min_size=1, max_size=8))
+def test_offsets_cleaning_keeps_length_and_math(parts: list[str]) -> None:
+    text = "".join(parts)
+    cleaned = clean_for_nlp(text)
+    assert len(cleaned) == len(text)
+    for a in find_abbreviations(text):
+        assert text[a.long_start : a.long_end] == a.long and text[a.short_start : a.short_end] == a.short
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(PIECES) | st.text(alphabet=st.characters(codec="utf-8"), max_size=30), min_size=1, max_size=6))
+def test_offsets_extraction_spans_index_the_text(parts: list[str]) -> None:
+    text = "".join(parts)
+    [x] = list(extract([Abstract("h", text)]))
+    _check(text, x)
+
+
+def test_offsets_exact_on_every_seed(seed_abstracts) -> None:
+    extractions = list(extract(seed_abstracts))
+    assert [x.abstract_id for x in extractions] == [a.id for a in seed_abstracts]
+    for a, x in zip(seed_abstracts, extractions):
+        _check(a.text, x)
+
+
+@pytest.mark.parametrize(
+    "text,pairs",
+    [
+        ("Equilibrium Propagation (EP) is a framework.", [("Equilibrium Propagation", "EP")]),
+        ("We use Kolmogorov-Arnold Networks (KANs).", [("Kolmogorov-Arnold Networks", "KANs")]),
+        ("the second-order stationary point (SOSP) of it", [("second-order stationary point", "SOSP")]),
+        ("results (see Table 2) and (p < 0.05)", []),
+    ],
+)
+def test_offsets_abbreviation_pairs(text: str, pairs: list[tuple[str, str]]) -> None:
+    assert [(a.long, a.short) for a in find_abbreviations(text)] == pairs
+
+
+def test_offsets_parallel_extraction_matches_serial(seed_abstracts) -> None:
+    serial = list(extract(seed_abstracts[:8]))
+    parallel = list(extract(seed_abstracts[:8], jobs=2, batch_size=2))
+    assert parallel == serial

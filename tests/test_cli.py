@@ -1,0 +1,112 @@
+"""The CLI end to end: build writes every output, extract follows the contract, errors are clear
+and a failed build leaves the last good graph in place."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kg.api import OUTPUT_FILES
+from kg.cli import cli
+from tests.conftest import SEEDS
+
+KG = str(Path(sys.executable).with_name("kg"))
+
+
+def test_cli_build_writes_every_output_and_prints_summary(seeds_out: Path) -> None:
+    for name in OUTPUT_FILES:
+        assert (seeds_out / name).exists(), name
+    summary = json.loads((seeds_out / "summary.json").read_text())
+    assert summary["papers"] == 38
+    assert summary["entities"]["Method"] > 20 and summary["entities"]["Problem"] > 10
+    assert summary["relations"]["MENTIONS"] > 100 and summary["relations"]["PROPOSES"] > 5
+    assert set(summary["seconds"]) >= {"extract", "write", "total"}
+
+
+def test_cli_installed_console_script_builds(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    done = subprocess.run([KG, "build", str(SEEDS / "004_b1df2cca5c5e9e9b.txt"), "-o", str(out)], capture_output=True, text=True, check=True)
+    printed = json.loads(done.stdout)
+    assert printed["papers"] == 19
+    assert "explorer.html" in done.stderr
+    info = subprocess.run([KG, "info", str(out)], capture_output=True, text=True, check=True)
+    assert json.loads(info.stdout)["papers"] == 19
+
+
+def test_cli_extract_follows_the_contract(seed_abstracts) -> None:
+    result = CliRunner().invoke(cli, ["extract", str(SEEDS / "000_40d7feb1904c05ac.txt"), str(SEEDS / "004_b1df2cca5c5e9e9b.txt"), "--format", "jsonl"])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in result.output.splitlines()]
+    assert len(lines) == 38
+    assert [d["id"] for d in lines] == [a.id for a in seed_abstracts]
+    for doc, abstract in zip(lines, seed_abstracts):
+        assert set(doc) >= {"id", "entities", "relations", "bounds"}
+        for e in doc["entities"]:
+            assert set(e) >= {"start", "end", "text", "label", "canonical"}
+            assert abstract.text[e["start"] : e["end"]] == e["text"]
+        for r in doc["relations"]:
+            assert 0 <= r["head"] < len(doc["entities"]) and 0 <= r["tail"] < len(doc["entities"])
+        for b in doc["bounds"]:
+            assert abstract.text[b["start"] : b["end"]] == b["text"]
+            assert b["improves_on"] is None or 0 <= b["improves_on"] < len(doc["bounds"])
+
+
+def test_cli_extract_minimal_jsonl(tmp_path: Path) -> None:
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps({"id": "x1", "abstract": "We propose Equilibrium Propagation (EP), which outperforms backpropagation on CIFAR-10."}) + "\n")
+    result = CliRunner().invoke(cli, ["extract", str(path)])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.output)
+    texts = {e["text"]: e["label"] for e in doc["entities"]}
+    assert texts["Equilibrium Propagation"] == "Method" and texts["CIFAR-10"] == "Dataset"
+
+
+def test_cli_sparql_binds_parameters(seeds_out: Path) -> None:
+    q = "SELECT (COUNT(?p) AS ?n) WHERE { ?p a kg:Paper }"
+    result = CliRunner().invoke(cli, ["sparql", str(seeds_out), q, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output) == [{"n": 38}]
+    result = CliRunner().invoke(cli, ["sparql", str(seeds_out), "SELECT ?x WHERE { ?x skos:prefLabel ?name }", "-p", "name", "Equilibrium Propagation", "--format", "json"])
+    assert json.loads(result.output) == [{"x": "method:equilibrium propagation"}]
+
+
+@pytest.mark.parametrize(
+    "content,message",
+    [
+        (b"", "file is empty"),
+        (b"\x00\x00binary", "binary file"),
+        (b'{"id": 1, "abstract": "ok words here for the reader to see twelve words in all"}\n{oops\n', "bad.jsonl:2: invalid JSON"),
+        (b'{"id": 1, "title": "t"}\n', "bad.jsonl:1: record has no 'abstract'"),
+        (b"\xff\xfe\xfa not utf8", "not UTF-8"),
+    ],
+)
+def test_cli_bad_input_fails_cleanly_and_keeps_last_good_graph(tmp_path: Path, seeds_out: Path, content: bytes, message: str) -> None:
+    out = tmp_path / "out"
+    shutil.copytree(seeds_out, out)
+    before = {p.name: p.stat().st_mtime_ns for p in out.iterdir()}
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(content)
+    result = CliRunner().invoke(cli, ["build", str(bad), "-o", str(out)])
+    assert result.exit_code == 1
+    assert message in result.output and str(bad) in result.output
+    assert {p.name: p.stat().st_mtime_ns for p in out.iterdir()} == before
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.")], "no temporary folder is left behind"
+
+
+def test_cli_unknown_extractor_lists_known(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["build", str(SEEDS), "-o", str(tmp_path / "o"), "--extractor", "nope.v9"])
+    assert result.exit_code == 1
+    assert "unknown extractor 'nope.v9'; known: " in result.output
+
+
+def test_cli_every_command_has_help_with_example() -> None:
+    for name, command in cli.commands.items():
+        if hasattr(command, "commands"):
+            continue
+        assert command.help and "Example:" in command.help, name

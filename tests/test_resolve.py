@@ -1,0 +1,53 @@
+"""Resolution: variants merge, types never cross (except Method/Model by majority), ids are stable."""
+
+from __future__ import annotations
+
+from kg.extractors.rules import canonical
+from kg.records import Abstract, Extraction, Mention, Relation
+from kg.resolve import build_graph
+
+
+def _m(text: str, start: int, label: str, aliases=(), rule="test") -> Mention:
+    return Mention(start, start + len(text), text, label, canonical(aliases[0] if aliases else text), 0, 200, rule, 1.0, tuple(aliases))
+
+
+def test_resolve_merges_case_plural_hyphen_and_abbreviation() -> None:
+    a = Abstract("a", "x" * 200)
+    b = Abstract("b", "y" * 200)
+    xa = Extraction("a", "t", entities=(
+        _m("Kolmogorov-Arnold Networks", 0, "Model", ("Kolmogorov-Arnold Networks", "KANs"), "rules.v1:abbreviation.long"),
+        _m("KANs", 30, "Model", ("Kolmogorov-Arnold Networks", "KANs"), "rules.v1:abbreviation.short"),
+    ))
+    xb = Extraction("b", "t", entities=(
+        _m("kolmogorov arnold network", 0, "Model"),
+        _m("KANs", 40, "Model"),
+        _m("ImageNet", 60, "Dataset"),
+        _m("ImageNet", 80, "Method"),
+    ), relations=(Relation(1, 2, "EVALUATED_ON"), Relation(None, 1, "PROPOSES")))
+    g = build_graph([(a, xa), (b, xb)])
+    nodes = {n.id: n for n in g.nodes}
+    kan = nodes["model:kolmogorov arnold network"]
+    assert kan.name == "Kolmogorov-Arnold Networks"
+    assert set(kan.aliases) >= {"KANs", "kolmogorov arnold network"}
+    assert kan.papers == ("paper:a", "paper:b") and kan.mentions == 4
+    assert "dataset:imagenet" in nodes and "method:imagenet" in nodes, "type-scoped: never merged across types"
+    edges = {(e.source, e.type, e.target): e for e in g.edges}
+    assert edges[("model:kolmogorov arnold network", "EVALUATED_ON", "dataset:imagenet")].support == 1
+    assert ("paper:b", "PROPOSES", "model:kolmogorov arnold network") in edges
+    mentions = edges[("paper:a", "MENTIONS", "model:kolmogorov arnold network")]
+    assert [(e.start, e.end) for e in mentions.evidence] == [(0, 26), (30, 34)]
+
+
+def test_resolve_method_model_majority_and_determinism() -> None:
+    docs = [(Abstract(f"p{i}", "z" * 100), Extraction(f"p{i}", "t", entities=(_m("Transformer", 0, label),)))
+            for i, label in enumerate(["Model", "Model", "Method"])]
+    g1, g2 = build_graph(docs), build_graph(list(reversed(docs)))
+    assert [n.id for n in g1.nodes] == ["model:transformer", "paper:p0", "paper:p1", "paper:p2"]
+    assert g1 == g2
+
+
+def test_resolve_canonical_forms() -> None:
+    assert canonical("The Graph Neural Networks") == "graph neural network"
+    assert canonical("training strategies") == "training strategy"
+    assert canonical("LLMs") == canonical("LLM") == "llm"
+    assert canonical("loss") == "loss"
