@@ -167,3 +167,25 @@ def _literal(value: str) -> Any:
         except ValueError:
             pass
     return value
+
+
+@cli.group("eval")
+def evaluate() -> None:
+    """Measure the extractors against gold annotations."""
+
+
+@evaluate.command("bounds")
+@click.argument("gold", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the scores as JSON.")
+@_errors
+def eval_bounds(gold: Path, as_json: bool) -> None:
+    """Score bound extraction: span P/R/F1, notation/quantity/role accuracy, improves_on F1.
+
+    \b
+    Example:
+        kg eval bounds ../shared/eval/bounds-seeds.json
+    """
+    from kg.evaluation.bounds import evaluate_bounds, format_report
+
+    result = evaluate_bounds(gold)
+    click.echo(json.dumps(result, indent=1) if as_json else format_report(result))

