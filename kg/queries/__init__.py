@@ -1,1 +1,274 @@
-"""queries"""
+"""Canned questions, each in Cypher, SPARQL and Python, with the same answers on every backend.
+
+``list_queries()`` names them; ``run(name, params, backend, ...)`` resolves entity parameters from
+names and aliases, runs the backend's version with every value bound, and returns plain-dict rows
+whose columns and types are those the header declares, in the query's own (total) order.
+
+Example:
+    >>> [q.name for q in list_queries()][:3]
+    ['area_overview', 'bound_gaps', 'bound_improvements']
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from kg.errors import QueryNotFound, UnknownEntity
+from kg.queries.backends import LIST_SEPARATOR, Backend, Candidate, CypherBackend, PythonBackend, SparqlBackend
+from kg.queries.spec import Column, Header, Param, parse_header
+from kg.records import ENTITY_LABELS
+from kg.schema import node_id
+
+BACKENDS = ("embedded", "neo4j", "python")
+LIMIT_PARAMS = ("limit", "k")
+"""Parameters that cap the number of rows: SPARQL cannot bind them, so the runner applies them."""
+FLOAT_DIGITS = 6
+"""Floats are rounded to this many digits so that SPARQL decimals and IEEE doubles agree."""
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """One canned query: its header and its Cypher and SPARQL text."""
+
+    header: Header
+    cypher: str
+    sparql: str
+
+    @property
+    def name(self) -> str:
+        return self.header.name
+
+    @property
+    def summary(self) -> str:
+        return self.header.summary
+
+    @property
+    def params(self) -> tuple[Param, ...]:
+        return self.header.params
+
+    @property
+    def returns(self) -> tuple[Column, ...]:
+        return self.header.returns
+
+
+@cache
+def _catalogue() -> dict[str, Query]:
+    root = resources.files("kg.queries")
+    queries = {}
+    for item in sorted(root.joinpath("cypher").iterdir(), key=lambda p: p.name):
+        if not item.name.endswith(".cypher"):
+            continue
+        name = item.name.removesuffix(".cypher")
+        cypher = item.read_text(encoding="utf-8")
+        sparql = root.joinpath("sparql", f"{name}.rq").read_text(encoding="utf-8")
+        header = parse_header(cypher, f"cypher/{item.name}")
+        if parse_header(sparql, f"sparql/{name}.rq") != header or header.name != name:
+            raise ValueError(f"query {name!r}: the .cypher and .rq headers and the file name must agree")
+        queries[name] = Query(header, cypher, sparql)
+    return queries
+
+
+def list_queries() -> list[Query]:
+    """Every canned query, by name."""
+    return list(_catalogue().values())
+
+
+def get(name: str) -> Query:
+    """The query called ``name``, or ``QueryNotFound`` with the closest names."""
+    try:
+        return _catalogue()[name]
+    except KeyError:
+        close = difflib.get_close_matches(name, list(_catalogue()), n=3)
+        hint = f"did you mean {', '.join(close)}? " if close else ""
+        raise QueryNotFound(f"unknown query {name!r}; {hint}`kg queries` lists them") from None
+
+
+def run(
+    name: str,
+    params: dict[str, Any] | None = None,
+    backend: str = "python",
+    *,
+    graph: Any = None,
+    store: Any = None,
+    driver: Any = None,
+    uri: str | None = None,
+    auth: tuple[str, str] | None = None,
+    database: str | None = None,
+) -> list[dict[str, Any]]:
+    """Run a canned query on one backend and return its rows as plain dicts.
+
+    Args:
+        name: the query name (``kg queries`` lists them).
+        params: parameter values by name; strings are converted to the declared types, node
+            references are resolved by id, name or alias (case-insensitive, singular or plural).
+        backend: ``embedded`` (``store``: a ``pyoxigraph.Store``), ``neo4j`` (``driver``, or ``uri``
+            with ``auth``; ``database``) or ``python`` (``graph``: a ``GraphDocument`` or the
+            ``MultiDiGraph`` of ``kg.stores.nx.to_networkx``).
+
+    Example:
+        >>> from kg.records import GraphDocument, Node
+        >>> g = GraphDocument((Node("method:sgd", "Method", "SGD", papers=("paper:1",)),), ())
+        >>> run("top_entities", {"type": "Method"}, "python", graph=g)
+        [{'entity': 'SGD', 'id': 'method:sgd', 'abstracts': 1, 'mentions': 0}]
+    """
+    query = get(name)
+    if backend == "neo4j" and driver is None and uri is not None:
+        import neo4j
+
+        with neo4j.GraphDatabase.driver(uri, auth=auth) as own:
+            return _run(query, params or {}, CypherBackend(own, database))
+    return _run(query, params or {}, _backend(backend, graph=graph, store=store, driver=driver, database=database))
+
+
+def _backend(backend: str, *, graph: Any, store: Any, driver: Any, database: str | None) -> Backend:
+    needs = {"python": ("graph", graph), "embedded": ("store", store), "neo4j": ("driver or uri", driver)}
+    if backend not in needs:
+        raise QueryNotFound(f"unknown backend {backend!r}; known: {', '.join(BACKENDS)}")
+    what, value = needs[backend]
+    if value is None:
+        raise QueryNotFound(f"backend {backend!r} needs {what}")
+    if backend == "python":
+        return PythonBackend(graph)
+    if backend == "embedded":
+        return SparqlBackend(store)
+    return CypherBackend(driver, database)
+
+
+def _run(query: Query, given: dict[str, Any], backend: Backend) -> list[dict[str, Any]]:
+    from kg.queries import post
+
+    values = bind(query, given)
+    for param in query.params:
+        if param.labels and values[param.name] is not None:
+            values[param.name] = resolve(backend, param, values[param.name])
+    rows = backend.execute(query.name, _text(query, backend), values, query.params)
+    rows = [_normalise(row, query.returns, post.ADDED.get(query.name, ())) for row in rows]
+    rows = post.apply(query.name, rows, values)
+    for key in LIMIT_PARAMS:
+        if key in values:
+            rows = rows[: values[key]]  # SPARQL's LIMIT takes no variable, so the runner applies it
+    return rows
+
+
+def bind(query: Query, given: dict[str, Any]) -> dict[str, Any]:
+    """Declared parameters with defaults filled in and values converted; unknown or missing ones raise."""
+    declared = {p.name: p for p in query.params}
+    unknown = sorted(set(given) - set(declared))
+    if unknown:
+        raise QueryNotFound(f"query {query.name!r} has no parameter {', '.join(unknown)}; it takes: {_signature(query)}")
+    values = {}
+    for param in query.params:
+        if param.name in given:
+            try:
+                values[param.name] = param.coerce(given[param.name])
+            except ValueError:
+                raise QueryNotFound(f"parameter {param.name!r} of {query.name!r} must be {param.type}, not {given[param.name]!r}") from None
+        elif param.required:
+            raise QueryNotFound(f"query {query.name!r} needs parameter {param.name!r}; it takes: {_signature(query)}")
+        else:
+            values[param.name] = param.default
+        if param.type == "label" and values[param.name] is not None and values[param.name] not in ENTITY_LABELS:
+            label = str(values[param.name]).capitalize()
+            if label not in ENTITY_LABELS:
+                raise QueryNotFound(f"unknown entity type {values[param.name]!r}; known: {', '.join(ENTITY_LABELS)}")
+            values[param.name] = label
+    return values
+
+
+def _signature(query: Query) -> str:
+    return ", ".join(str(p) for p in query.params) or "no parameters"
+
+
+def _text(query: Query, backend: Backend) -> str:
+    return {"embedded": query.sparql, "neo4j": query.cypher}.get(backend.name, "")
+
+
+def variants(text: str) -> list[str]:
+    """Lower-cased spellings a name may have: as given, hyphen/space swapped, singular and plural.
+
+    Example:
+        >>> variants("Neural Networks")
+        ['neural networks', 'neural-networks', 'neural network', 'neural-network']
+        >>> variants("policy")
+        ['policy', 'policies']
+    """
+    base = " ".join(text.lower().split())
+    spellings = list(dict.fromkeys([base, base.replace("-", " "), base.replace(" ", "-")]))
+    out = list(spellings)
+    for s in spellings:
+        if s.endswith("ies"):
+            out.append(s[:-3] + "y")
+        elif s.endswith(("ses", "xes", "ches", "shes")):
+            out.append(s[:-2])
+        elif s.endswith("s") and not s.endswith("ss"):
+            out.append(s[:-1])
+        elif s.endswith("y") and s[-2:-1] not in "aeiou":
+            out.append(s[:-1] + "ies")
+        else:
+            out.append(s + ("es" if s.endswith(("s", "x", "ch", "sh")) else "s"))
+    return list(dict.fromkeys(out))
+
+
+def resolve(backend: Backend, param: Param, value: str) -> str:
+    """The node id a parameter value names: an id, a name, an alias or (for papers) a title or source id.
+
+    Preference: the spelling as given before variants, names before aliases, then more supporting
+    papers, then the smaller id, so every backend picks the same node.
+    """
+    labels = param.labels
+    spellings = variants(value)
+    ids = [value]
+    for label in labels:
+        ids += [node_id(label, s) for s in spellings]
+    if "Paper" in labels:
+        ids.append(node_id("Paper", value.strip()))
+    found = backend.existing(ids, labels)
+    if found:
+        rank = {i: n for n, i in enumerate(ids)}
+        return min(found, key=lambda c: (rank.get(c.id, len(rank)), -c.support, c.id)).id
+    found = backend.named(spellings, labels)
+    if found:
+        return min(found, key=lambda c: _name_rank(c, spellings)).id
+    pool = sorted(set(backend.names(labels)))
+    lowered: dict[str, str] = {}
+    for name in pool:
+        lowered.setdefault(name.lower(), name)
+    close = [lowered[n] for n in difflib.get_close_matches(value.lower(), list(lowered), n=5, cutoff=0.6)]
+    what = " or ".join(labels) if len(labels) < len(ENTITY_LABELS) else "entity"
+    hint = f"; did you mean: {', '.join(close)}?" if close else "; try `kg query top_entities -p type ...` to see names"
+    raise UnknownEntity(f"no {what} named {value!r}{hint}")
+
+
+def _name_rank(c: Candidate, spellings: list[str]) -> tuple:
+    name = c.name.lower()
+    return (spellings.index(name) if name in spellings else len(spellings), -c.support, c.id)
+
+
+def _normalise(row: dict[str, Any], columns: tuple[Column, ...], added: tuple[str, ...]) -> dict[str, Any]:
+    """Keep the declared columns, in order, as plain Python values of the declared types."""
+    out = {}
+    for column in columns:
+        if column.name in added:
+            continue
+        value = row.get(column.name)
+        if value is None:
+            out[column.name] = [] if column.type == "list" else None
+        elif column.type == "list":
+            items = value.split(LIST_SEPARATOR) if isinstance(value, str) else value
+            out[column.name] = sorted({str(i) for i in items if i != ""})
+        elif column.type == "int":
+            out[column.name] = int(value)
+        elif column.type == "float":
+            out[column.name] = round(float(value), FLOAT_DIGITS)
+        elif column.type == "bool":
+            out[column.name] = bool(value)
+        else:
+            out[column.name] = str(value)
+    return out
+
+
+__all__ = ["BACKENDS", "Query", "bind", "get", "list_queries", "resolve", "run", "variants"]

@@ -1,0 +1,241 @@
+"""The three places a canned query runs: networkx (Python), the embedded RDF store (SPARQL), Neo4j (Cypher).
+
+Each backend runs a query's own text with bound parameters and answers the three look-ups entity
+resolution needs (which candidate ids exist, which nodes carry a name, every name for suggestions).
+Labels reach Cypher text only after the schema's allow-list has checked them.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from kg.queries.spec import Param
+from kg.schema import check_label
+from kg.schema import vocab as v
+
+LIST_SEPARATOR = "\x1f"
+"""What SPARQL ``GROUP_CONCAT`` joins list columns with: a control character no name contains."""
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A node a parameter value may resolve to."""
+
+    id: str
+    label: str
+    name: str
+    support: int
+
+
+class Backend(Protocol):
+    """Runs query text and answers resolution look-ups."""
+
+    name: str
+
+    def execute(self, query_name: str, text: str, values: dict[str, Any], params: Sequence[Param]) -> list[dict[str, Any]]: ...
+
+    def existing(self, ids: Sequence[str], labels: Sequence[str]) -> list[Candidate]: ...
+
+    def named(self, keys: Sequence[str], labels: Sequence[str]) -> list[Candidate]: ...
+
+    def names(self, labels: Sequence[str]) -> list[str]: ...
+
+
+class PythonBackend:
+    """The reference implementation: one function per query in ``kg.queries.python``."""
+
+    name = "python"
+    _indexes: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    def __init__(self, graph: Any) -> None:
+        from kg.records import GraphDocument
+
+        if isinstance(graph, GraphDocument):
+            from kg.stores.nx import to_networkx
+
+            graph = to_networkx(graph)
+        self.graph = graph
+
+    def execute(self, query_name: str, text: str, values: dict[str, Any], params: Sequence[Param]) -> list[dict[str, Any]]:
+        from kg.queries import python
+
+        return getattr(python, query_name)(self.graph, **values)
+
+    def _candidate(self, node: str) -> Candidate:
+        d = self.graph.nodes[node]
+        return Candidate(node, d["label"], d["name"], d.get("support", 0))
+
+    def existing(self, ids: Sequence[str], labels: Sequence[str]) -> list[Candidate]:
+        g = self.graph
+        return [self._candidate(i) for i in dict.fromkeys(ids) if i in g and g.nodes[i]["label"] in labels]
+
+    def _index(self) -> dict[str, set[str]]:
+        """Lower-cased names, aliases and titles to node ids, built once per graph."""
+        index = self._indexes.get(self.graph)
+        if index is None:
+            index = {}
+            for node, d in self.graph.nodes(data=True):
+                for text in (d.get("name"), d.get("title"), *d.get("aliases", ())):
+                    if text:
+                        index.setdefault(text.lower(), set()).add(node)
+            self._indexes[self.graph] = index
+        return index
+
+    def named(self, keys: Sequence[str], labels: Sequence[str]) -> list[Candidate]:
+        index = self._index()
+        found = {n for k in keys for n in index.get(k, ())}
+        return [self._candidate(n) for n in sorted(found) if self.graph.nodes[n]["label"] in labels]
+
+    def names(self, labels: Sequence[str]) -> list[str]:
+        return [d["name"] for _, d in self.graph.nodes(data=True) if d["label"] in labels]
+
+
+class SparqlBackend:
+    """The embedded store: a ``pyoxigraph.Store`` holding the ``kg.schema.vocab`` mapping."""
+
+    name = "embedded"
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+
+    def _select(self, text: str, substitutions: dict[str, Any]) -> list[dict[str, Any]]:
+        import pyoxigraph as ox
+
+        subs = {ox.Variable(k): term for k, term in substitutions.items()}
+        result = self.store.query(text, prefixes=v.PREFIXES, substitutions=subs)
+        names = [var.value for var in result.variables]
+        return [{n: _python(sol[n]) for n in names} for sol in result]
+
+    def execute(self, query_name: str, text: str, values: dict[str, Any], params: Sequence[Param]) -> list[dict[str, Any]]:
+        import pyoxigraph as ox
+
+        types = {p.name: p for p in params}
+        subs: dict[str, Any] = {}
+        for key, value in values.items():
+            if value is None or not re.search(rf"\?{key}\b", _code(text)):
+                continue  # left out, an optional parameter stays a free variable that matches anything
+            param = types[key]
+            if param.labels:
+                subs[key] = ox.NamedNode(v.node_iri(value))
+            elif param.type == "label":
+                subs[key] = ox.NamedNode(v.class_iri(value))
+            else:
+                subs[key] = ox.Literal(value)
+        return self._select(text, subs)
+
+    def existing(self, ids: Sequence[str], labels: Sequence[str]) -> list[Candidate]:
+        import pyoxigraph as ox
+
+        out = []
+        for node in dict.fromkeys(ids):
+            for row in self._select(_SPARQL_NODE, {"n": ox.NamedNode(v.node_iri(node))}):
+                if row["label"] in labels:
+                    out.append(Candidate(node, row["label"], row["name"] or "", row["support"] or 0))
+        return out
+
+    def named(self, keys: Sequence[str], labels: Sequence[str]) -> list[Candidate]:
+        import pyoxigraph as ox
+
+        keys = list(dict.fromkeys(keys))
+        text = _SPARQL_NAMED.replace("?KEYS", " ".join(f"?k{i}" for i in range(len(keys))), 1)
+        text = text.replace("?KEYS", ", ".join(f"?k{i}" for i in range(len(keys))))
+        rows = self._select(text, {f"k{i}": ox.Literal(k) for i, k in enumerate(keys)})
+        return [Candidate(r["id"], r["label"], r["name"] or "", r["support"] or 0) for r in rows if r["label"] in labels]
+
+    def names(self, labels: Sequence[str]) -> list[str]:
+        import pyoxigraph as ox
+
+        return [
+            r["name"] for label in labels for r in self._select(_SPARQL_NAMES, {"cls": ox.NamedNode(v.class_iri(label))})
+        ]
+
+
+def _code(text: str) -> str:
+    """Query text without its comment lines (the header names parameters too)."""
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+
+
+_SPARQL_NODE = """
+SELECT ?n ?label ?name ?support WHERE {
+  ?n a ?cls . FILTER(STRSTARTS(STR(?cls), STR(kg:)))
+  BIND(STRAFTER(STR(?cls), STR(kg:)) AS ?label)
+  OPTIONAL { ?n skos:prefLabel ?name }
+  OPTIONAL { ?n kg:support ?support }
+}"""
+
+_SPARQL_NAMED = """
+SELECT DISTINCT ?KEYS ?id ?label ?name ?support WHERE {
+  ?n skos:prefLabel|skos:altLabel|dcterms:title ?text .
+  FILTER(LCASE(STR(?text)) IN (?KEYS))
+  ?n a ?cls ; kg:id ?id . FILTER(STRSTARTS(STR(?cls), STR(kg:)))
+  BIND(STRAFTER(STR(?cls), STR(kg:)) AS ?label)
+  OPTIONAL { ?n skos:prefLabel ?name }
+  OPTIONAL { ?n kg:support ?support }
+} ORDER BY ?id"""
+
+_SPARQL_NAMES = "SELECT ?cls ?name WHERE { ?n a ?cls ; skos:prefLabel ?name }"
+
+
+def _python(term: Any) -> Any:
+    """An RDF term as a plain value; IRIs stay strings (queries select ``kg:id`` when they want ids)."""
+    import pyoxigraph as ox
+
+    if term is None:
+        return None
+    if isinstance(term, ox.Literal):
+        dt = term.datatype.value
+        if dt in (v.XSD + "integer", v.XSD + "int", v.XSD + "long"):
+            return int(term.value)
+        if dt in (v.XSD + "double", v.XSD + "decimal", v.XSD + "float"):
+            return float(term.value)
+        if dt == v.XSD + "boolean":
+            return term.value == "true"
+        return term.value
+    return term.value
+
+
+class CypherBackend:
+    """Neo4j through the official driver; reads only, parameters always bound."""
+
+    name = "neo4j"
+
+    def __init__(self, driver: Any, database: str | None = None) -> None:
+        self.driver = driver
+        self.database = database
+
+    def _read(self, text: str, parameters: dict[str, Any]) -> list[dict[str, Any]]:
+        import neo4j
+
+        records, _, _ = self.driver.execute_query(
+            text, parameters_=parameters, database_=self.database, routing_=neo4j.RoutingControl.READ
+        )
+        return [record.data() for record in records]
+
+    def execute(self, query_name: str, text: str, values: dict[str, Any], params: Sequence[Param]) -> list[dict[str, Any]]:
+        return self._read(text, values)
+
+    @staticmethod
+    def _labels(labels: Iterable[str]) -> str:
+        return "|".join(check_label(label) for label in labels)
+
+    def existing(self, ids: Sequence[str], labels: Sequence[str]) -> list[Candidate]:
+        text = (
+            f"UNWIND $ids AS i MATCH (n:{self._labels(labels)} {{id: i}}) "
+            "RETURN n.id AS id, labels(n)[0] AS label, n.name AS name, n.support AS support"
+        )
+        return [Candidate(r["id"], r["label"], r["name"] or "", r["support"] or 0) for r in self._read(text, {"ids": list(dict.fromkeys(ids))})]
+
+    def named(self, keys: Sequence[str], labels: Sequence[str]) -> list[Candidate]:
+        text = (
+            f"MATCH (n:{self._labels(labels)}) WHERE toLower(n.name) IN $keys OR toLower(n.title) IN $keys "
+            "OR any(a IN coalesce(n.aliases, []) WHERE toLower(a) IN $keys) "
+            "RETURN n.id AS id, labels(n)[0] AS label, n.name AS name, n.support AS support ORDER BY id"
+        )
+        return [Candidate(r["id"], r["label"], r["name"] or "", r["support"] or 0) for r in self._read(text, {"keys": list(keys)})]
+
+    def names(self, labels: Sequence[str]) -> list[str]:
+        return [r["name"] for r in self._read(f"MATCH (n:{self._labels(labels)}) RETURN n.name AS name", {})]

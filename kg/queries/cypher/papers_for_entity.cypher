@@ -1,0 +1,8 @@
+// name: papers_for_entity
+// summary: Papers that mention an entity, newest first, with the sentences that mention it
+// params: entity (entity), limit (int = 100)
+// returns: paper, title, year (int), sentences (list)
+MATCH (e:Method|Model|Problem|Dataset|Metric|Concept {id: $entity})<-[r:MENTIONS]-(p:Paper)
+RETURN p.id AS paper, p.title AS title, p.year AS year, r.sentences AS sentences
+ORDER BY coalesce(year, 0) DESC, paper
+LIMIT $limit

@@ -1,0 +1,79 @@
+"""Post-processing shared by every backend: what neither Cypher nor SPARQL can say well.
+
+Comparing bounds needs sympy (``kg.complexity``), and the length of improvement chains needs the
+whole IMPROVES_ON relation; so the query returns the raw rows and the same Python code adds these
+columns whichever backend answered.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from functools import cache
+from types import SimpleNamespace
+from typing import Any
+
+Rows = list[dict[str, Any]]
+
+ADDED: dict[str, tuple[str, ...]] = {
+    "bounds_for_problem": ("frontier",),
+    "bound_improvements": ("chain",),
+    "bound_gaps": ("gap",),
+}
+"""Columns a query's header declares that post-processing adds (the backends do not return them)."""
+
+
+def apply(name: str, rows: Rows, params: dict[str, Any]) -> Rows:
+    """Add the post-processed columns of query ``name`` (rows pass through for other queries)."""
+    if name == "area_overview":
+        return top_per_section(rows, params["top"])
+    step: Callable[[Rows], Rows] | None = {
+        "bounds_for_problem": mark_frontier,
+        "bound_improvements": mark_chains,
+        "bound_gaps": mark_gaps,
+    }.get(name)
+    return step(rows) if step else rows
+
+
+def mark_frontier(rows: Rows) -> Rows:
+    """``frontier``: ``kg.complexity.frontier`` keeps this upper bound (no bound on the same quantity is better).
+
+    Lower bounds and conditions are never on the frontier.
+    """
+    from kg.complexity import frontier
+
+    bounds = [SimpleNamespace(**row, subject="", text=row["expression"] or "") for row in rows]
+    kept = {b.bound for members in frontier(bounds).values() for b in members}
+    return [row | {"frontier": row["bound"] in kept} for row in rows]
+
+
+def mark_chains(rows: Rows) -> Rows:
+    """``chain``: the number of IMPROVES_ON steps in the longest chain that starts at ``bound``."""
+    improves: dict[str, set[str]] = defaultdict(set)
+    for row in rows:
+        improves[row["bound"]].add(row["improves_on"])
+
+    @cache
+    def depth(bound: str, seen: frozenset[str] = frozenset()) -> int:
+        nxt = [depth(o, seen | {bound}) for o in improves.get(bound, ()) if o not in seen and o != bound]
+        return 1 + max(nxt) if nxt else 0
+
+    return [row | {"chain": depth(row["bound"])} for row in rows]
+
+
+def mark_gaps(rows: Rows) -> Rows:
+    """``gap`` between an upper and a lower bound: tight, log-factor, polynomial or unknown."""
+    from kg.complexity import gap
+
+    return [row | {"gap": gap(row["upper_expression"] or "", row["lower_expression"] or "")} for row in rows]
+
+
+def top_per_section(rows: Rows, top: int) -> Rows:
+    """The first ``top`` rows of each section (SPARQL has no per-group LIMIT)."""
+    seen: dict[str, int] = defaultdict(int)
+    kept = []
+    for row in rows:
+        seen[row["section"]] += 1
+        if seen[row["section"]] <= top:
+            kept.append(row)
+    return kept
