@@ -1,0 +1,52 @@
+"""Throughput of the shipped SciERC pipeline on ICLR 2026 abstracts, and its dev F1.
+
+usage: python bench/extract.py [--n 500] [--corpus PATH] [--data DIR]
+Prints one table row per process count (abstracts/s, entities and relations found) and the
+dev scores of the same pipeline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import time
+from itertools import islice
+from pathlib import Path
+
+from kg.evaluation.scierc import evaluate_scierc
+from kg.extractors.scierc import extract_scierc, load_pipeline
+
+
+def read_abstracts(path: Path, n: int) -> list[str]:
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        rows = (json.loads(line) for line in fh if line.strip())
+        return [r["abstract"] for r in islice((r for r in rows if r.get("abstract")), n)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=500)
+    parser.add_argument("--corpus", type=Path, default=Path("/work/shared/corpus/iclr2026.jsonl.gz"))
+    parser.add_argument("--data", type=Path, default=Path("/work/shared/eval/scierc"))
+    parser.add_argument("--processes", type=int, nargs="+", default=[1, 2])
+    args = parser.parse_args()
+    texts = read_abstracts(args.corpus, args.n)
+    nlp = load_pipeline()
+    extract_scierc(texts[:8], nlp=nlp)  # warm-up: lazy model init, caches
+    print(f"{'processes':>9s} {'abstracts':>9s} {'seconds':>8s} {'abstracts/s':>11s} {'entities':>8s} {'relations':>9s}")
+    for n_process in args.processes:
+        start = time.perf_counter()
+        results = extract_scierc(texts, nlp=nlp, batch_size=32, n_process=n_process)
+        seconds = time.perf_counter() - start
+        n_ents = sum(len(e) for e, _ in results)
+        n_rels = sum(len(r) for _, r in results)
+        print(f"{n_process:9d} {len(texts):9d} {seconds:8.1f} {len(texts) / seconds:11.1f} {n_ents:8d} {n_rels:9d}")
+    scores = evaluate_scierc("dev", args.data, nlp=nlp)
+    size = sum(p.stat().st_size for p in Path(nlp.path).rglob("*") if p.is_file()) if nlp.path else 0
+    print(f"\ndev entity F1 {scores['ent']['f1']:.2f}  Rel F1 {scores['rel']['f1']:.2f}  "
+          f"Rel+ F1 {scores['rel+']['f1']:.2f}  model size {size / 1e6:.1f} MB")
+
+
+if __name__ == "__main__":
+    main()

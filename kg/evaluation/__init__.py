@@ -1,0 +1,1 @@
+"""Scoring extractors against external gold."""

@@ -1,0 +1,1 @@
+"""Trained pipelines shipped as package data (read with importlib.resources)."""
