@@ -331,7 +331,9 @@ class _Emitter:
                 fragment = sub[1] if sub[1].isalnum() else ""
             if not fragment:
                 raise _Unsupported("empty subscript")
-            out[-1] = ("v", f"{out[-1][1]}_{fragment}")
+            name = f"{out[-1][1]}_{fragment}"
+            out.pop()
+            self._symbol_or_call(name, out, force=False)
         elif ch == "|":
             j = self.i + 1
             while j < len(self.tokens) and self.tokens[j] != ("c", "|"):

@@ -18,14 +18,14 @@ from kg.complexity.latex import latex_to_ascii, normalise_escapes
 
 _B = r"\\+"
 _CAL = rf"{_B}(?:mathcal|mathscr|cal|mathrm|mathsf|mathbf|mathbb|mathit)\s*(?:\{{\s*O\s*\}}|O)"
-_BIG_O = rf"(?:{_CAL}|\{{\s*{_CAL}\s*\}}|{_B}cO|\{{\s*O\s*\}}|(?<![A-Za-z0-9\\{{])O|𝒪|Ο)"
+_BIG_O = rf"(?:{_CAL}|\{{\s*{_CAL}\s*\}}|{_B}cO|\{{\s*O\s*\}}|(?<![A-Za-z0-9\\])O|𝒪|Ο)"
 _OMEGA = rf"(?:{_B}Omega|\{{\s*{_B}Omega\s*\}}|Ω|(?<![A-Za-z\\])Omega)"
 _THETA = rf"(?:{_B}Theta|\{{\s*{_B}Theta\s*\}}|Θ|(?<![A-Za-z\\])Theta)"
 _INNER = rf"(?:{_CAL}|{_B}cO|O|{_B}Omega|{_B}Theta)"
 _SOFT = rf"(?:{_B}(?:widetilde|tilde|wt)\s*(?:\{{\s*{_INNER}\s*\}}|{_INNER})|Õ|[OΩΘ]\u0303|𝒪\u0303|(?<![A-Za-z\\])(?:O|Omega|Theta)~)"
 _LITTLE = r"(?:(?<![A-Za-z0-9\\{])o(?=\()|\\+omega|ω)"
 _SUB = r"(?:\s*\\?_\s*(?:\{[^{}$]{0,30}\}|\\+[A-Za-z]+|[A-Za-z0-9]))?"
-_SIZE = r"(?:\s*\\+(?:left|bigl|biggl|Biggl|Bigl|bigg|Bigg|Big|big)\s*)?"
+_SIZE = r"(?:\s*\\+[!,;: ])*(?:\s*\\+(?:left|bigl|biggl|Biggl|Bigl|bigg|Bigg|Big|big)\s*)?"
 HEAD = re.compile(
     rf"(?P<op>{_SOFT}|{_BIG_O}|{_OMEGA}|{_THETA}|{_LITTLE})(?P<sub>{_SUB})(?P<size>{_SIZE})\s{{0,2}}(?P<open>\{{\s*\(|\()"
 )
