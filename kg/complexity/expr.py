@@ -13,7 +13,7 @@ from tokenize import TokenError
 import sympy
 from sympy.parsing.sympy_parser import convert_xor, parse_expr, standard_transformations
 
-_IDENT = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+_IDENT = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*")
 _KNOWN_FUNCTIONS = {
     "log": sympy.log, "ln": sympy.log, "lg": sympy.log, "exp": sympy.exp, "sqrt": sympy.sqrt,
     "abs": sympy.Abs, "min": sympy.Min, "max": sympy.Max,

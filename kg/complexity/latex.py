@@ -297,6 +297,9 @@ class _Emitter:
                     out.append(("v", "eps"))
                 else:
                     self._function("log" if word == "ln" else word, out)
+            elif word in GREEK or word == "oo":
+                self.i = j  # plain-text Greek names (``log(1/delta)``) read back from ASCII
+                self._symbol_or_call(word, out, force=False)
             else:
                 self.i += 1
                 self._symbol_or_call(ch, out, force=ch in "Oo")

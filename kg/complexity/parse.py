@@ -107,6 +107,8 @@ def parse_bound(text: str) -> ParsedBound:
     body = text.strip()
     if body.startswith("$"):
         body = body.strip("$").strip()
+    while body.startswith("{") and body.endswith("}") and _wraps(body):
+        body = body[1:-1].strip()
     match = HEAD.match(body)
     end = closing_paren(body, match.end() - 1) if match else None
     if match and end is not None and not body[end:].strip(" .,;}"):
@@ -129,6 +131,17 @@ def parse_bound(text: str) -> ParsedBound:
     parsed = expr is not None
     return ParsedBound(notation, expression, argument, expr, variables(expr, argument), parsed,
                        to_unicode(expression) if converted.ok else text.strip("$ "))
+
+
+def _wraps(body: str) -> bool:
+    """True when the first ``{`` of ``body`` closes at its very end (``{O(n)}``, not ``{a}{b}``)."""
+    depth = 0
+    for k, ch in enumerate(body):
+        depth += ch == "{"
+        depth -= ch == "}"
+        if depth == 0:
+            return k == len(body) - 1
+    return False
 
 
 def _subscript(raw: str) -> str:

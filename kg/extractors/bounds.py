@@ -177,7 +177,7 @@ def find_bounds(
     drafts = sorted(_drop_overlaps(drafts), key=lambda d: d.start)
     for draft in drafts:
         draft.sentence = next(((s, e) for s, e in sents if s <= draft.start < e), (0, len(text)))
-    first_own = next((s for s, e in sents if _NEW.search(text[s:e])), len(text))
+    first_own = next((s for s, e in sents if _NEW.search(text[s:e])), -1)
     for k, draft in enumerate(drafts):
         previous = drafts[k - 1] if k and drafts[k - 1].sentence == draft.sentence else None
         _classify_kind(text, draft)
