@@ -76,8 +76,6 @@ def train(
     """Convert, train and install the pipeline into ``output``; return its dev scores."""
     from spacy.cli.train import train as spacy_train
 
-    from kg.evaluation.scierc import evaluate_pipeline
-
     work = Path(work_dir or tempfile.mkdtemp(prefix="scierc-train-"))
     work.mkdir(parents=True, exist_ok=True)
     paths = {}
@@ -97,15 +95,22 @@ def train(
     started = time.perf_counter()
     spacy_train(config, work / "out", overrides=settings, use_gpu=-1)
     seconds = time.perf_counter() - started
+    return install(work / "out" / "model-best", output, work / "dev.gold.jsonl", seconds)
+
+
+def install(trained: Path, output: Path, dev_gold: Path, seconds: float | None = None) -> dict:
+    """Copy a trained pipeline to ``output``, tune its relation threshold on dev, record dev scores."""
+    from kg.evaluation.scierc import evaluate_pipeline
+
     if output.exists():
         shutil.rmtree(output)
-    shutil.copytree(work / "out" / "model-best", output)
+    shutil.copytree(trained, output)
     nlp = spacy.load(output)
-    threshold = tune_threshold(nlp, work / "dev.gold.jsonl")
+    threshold = tune_threshold(nlp, dev_gold)
     nlp.to_disk(output)
-    scores = evaluate_pipeline(spacy.load(output), work / "dev.gold.jsonl")
-    record = {"split": "dev", "training_seconds": round(seconds, 1), "relation_threshold": threshold,
-              "scores": scores}
+    scores = evaluate_pipeline(spacy.load(output), dev_gold)
+    record = {"split": "dev", "training_seconds": None if seconds is None else round(seconds, 1),
+              "relation_threshold": threshold, "scores": scores}
     (output / "dev_scores.json").write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
     return record
 
