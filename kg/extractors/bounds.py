@@ -21,7 +21,7 @@ from spacy.tokens import Doc
 from sympy.core.function import AppliedUndef
 
 from kg.complexity.latex import normalise_escapes
-from kg.complexity.order import compare
+from kg.complexity.order import compare, tends_to_zero
 from kg.complexity.parse import HEAD, closing_paren, notation_of, parse_bound
 from kg.records import Bound, Mention
 
@@ -42,7 +42,7 @@ _QUANTITY_CUES: tuple[tuple[str, str], ...] = (
     ("space/memory", r"space complexity|memory|space\b|storage|buffer\b|context[- ](?:window|length)|kv[- ]cache|cache\b|padding tokens"),
     ("time", r"time complexity|computational (?:complexity|cost)|per[- ](?:step|iteration|token|update|round|query|layer)|run[- ]?time|running time|(?<!horizon )time\b|compute\b|flops\b|operations\b|cost\b|preprocessing|latency|complexity"),
     ("width/size/parameters", r"number of parameters|parameter count|parameters\b|params\b|width\b|depth\b|(?<!two-)(?<!one-)layers?\b|neurons\b|hidden (?:units|size|dimension)|embedding (?:dimension|size)|key dimension|coreset(?: size)?|rows selected|number of experts|heads\b"),
-    ("error", r"excess risk|risk\b|errors?\b|kl\b|kl divergence|divergence|distance\b|deviation|generalization (?:gap|bound)|estimation|mse\b|suboptimality|accuracy|wasserstein|total variation|loss\b|consistency"),
+    ("error", r"excess risk|risk\b|errors?\b|kl\b|kl divergence|divergence|distance\b|deviation|generalization (?:gap|bound)|estimation|mse\b|suboptimality|accuracy|wasserstein|total variation|loss\b|consisten\w*"),
     ("convergence-rate", r"convergence rates?|rates? of convergence|converge\w*|rates?\b"),
 )
 _QUANTITY = re.compile("|".join(f"(?P<q{i}>{p})" for i, (_, p) in enumerate(_QUANTITY_CUES)), re.I)
@@ -56,7 +56,7 @@ _PRIOR = re.compile(
     r"improv\w* (?:up)?on|improv\w* over|improvement (?:over|upon|on)|compared (?:to|with)|versus|vs\.?|"
     r"rather than|instead of|than (?:the|that of|those)|over the|et al|from|current(?:ly)? best|"
     r"ha(?:ve|s) (?:been )?(?:established|shown|achieved|obtained)|required by|recent(?:ly)? (?:work|works|studies|results?)|"
-    r"improv\w* the)\b|\\cite\w*|\[[A-Z][^\]]{0,30}\]",
+    r"improv\w* the|their|they)\b|\\cite\w*|\[[A-Z][^\]]{0,30}\]",
     re.I,
 )
 _NEW = re.compile(r"\b(?:we|our|ours|us|this (?:paper|work|article)|herein|here|proposed|novel)\b", re.I)
@@ -79,11 +79,13 @@ _HYPHEN_WORD = re.compile(r"^-\s*[A-Za-z]")
 _RATE_BEFORE = re.compile(
     r"(?:(?<!learning )(?<!win )(?<!success )\brates?(?: of)?|at a rate of|(?:of|on the) order(?: of)?|"
     r"decay\w* (?:as|like)|grow\w* (?:as|like)|scal\w* (?:as|like)|controlled by|proportional to|"
-    r"converg\w* (?:at|as|like)|regret(?: bound)? of|complexity of|error of)\s*(?:\(|~|\\sim|\\approx)?\s*$",
+    r"converg\w* (?:at|as|like)|regret(?: bound)? of|complexity of|error of|"
+    r"(?:rates?|complexity|regret) (?:is|are|becomes|as)|"
+    r"(?:converg|decay|grow|scal|decreas|vanish|shrink)\w*(?: \w+){0,3} (?:as|like))\s*(?:\(|~|\\sim|\\approx)?\s*$",
     re.I,
 )
 _RATE_AFTER = re.compile(
-    r"^\s*-?\s*(?:(?:convergence |error |regret |learning )?rates?\b|regret\b|convergence\b|sample complexity|samples\b|"
+    r"^\s*-?\s*(?:(?:convergence |error |regret |estimation |approximation |statistical |minimax |decay )?rates?\b|regret\b|convergence\b|sample complexity|samples\b|"
     r"iterations\b|steps\b|rounds\b|queries\b|time\b|memory\b|scaling\b)",
     re.I,
 )
@@ -295,8 +297,8 @@ def _rate_spans(text: str, math: Sequence[tuple[int, int]]) -> list[_Draft]:
             continue
         if _TRIGGER.search(text, s, e) and HEAD.search(text, s, e):
             continue
-        if _HYPHEN_WORD.match(text[e:e + 3]):
-            continue
+        if _HYPHEN_WORD.match(text[e:e + 3]) and not _RATE_AFTER.match(text[e:e + 40]):
+            continue  # "$\\epsilon$-stationary" names a thing; "$\\sqrt{T}$-regret" states a rate
         before = text[max(0, s - 40):s]
         after = text[e:e + 40]
         cue = _RATE_BEFORE.search(before) or _RATE_AFTER.match(after)
@@ -364,6 +366,8 @@ def _classify_quantity(text: str, draft: _Draft, previous: _Draft | None, sents)
     found = [c for c in (_cue(right, False), _cue(clause, True)) if c is not None]
     if found:
         _, draft.quantity, draft.detail = min(found, key=lambda c: c[0])
+        if draft.detail in ("complexity", "cost") and _accuracy_only(text[draft.start:draft.end]):
+            draft.quantity = "iterations"  # "complexity O(eps^-3)" in optimisation counts oracle calls
         return
     if previous is not None and re.fullmatch(r"\s*(?:,|and|or|,\s*and|;)?\s*", text[previous.seg_end:draft.seg_start]):
         draft.quantity, draft.detail = previous.quantity, previous.detail
@@ -389,6 +393,13 @@ def _classify_quantity(text: str, draft: _Draft, previous: _Draft | None, sents)
     draft.quantity, draft.detail = "other", " ".join(words[-4:])
 
 
+def _accuracy_only(surface: str) -> bool:
+    """True when a bound depends on accuracy parameters (and condition numbers) only."""
+    names = parse_bound(surface).variables
+    return any(tends_to_zero(v) for v in names) and all(
+        tends_to_zero(v) or v.split("_")[0] in ("kappa", "L", "mu", "sigma", "R", "D", "G") for v in names)
+
+
 def _classify_role(text: str, draft: _Draft, previous: _Draft | None, first_own: int) -> None:
     s0, _ = draft.sentence
     left = text[s0:draft.seg_start]
@@ -396,12 +407,15 @@ def _classify_role(text: str, draft: _Draft, previous: _Draft | None, first_own:
     clause = left[punct[-1].end():] if punct else left
     after = text[draft.seg_end:draft.seg_end + 60]
     notation = "rate" if draft.rate else parse_bound(text[draft.start:draft.end]).notation
-    condition = _CONDITION.search(clause)
-    if condition and len(clause[condition.start():].split()) <= 11:
+    conditions = list(_CONDITION.finditer(clause))
+    if conditions and len(clause[conditions[-1].start():].split()) <= 11:
         draft.role = "condition"
         return
+    clause_start = len(left) - len(clause)
     cues = [(m.end(), "prior") for m in _PRIOR.finditer(left)] + [(m.end(), "new") for m in _NEW.finditer(left)]
-    last = max(cues)[1] if cues else None
+    local = [c for c in cues if c[0] > clause_start]
+    # the nearest cue in the bound's own clause, else the sentence's opening cue (its subject)
+    last = max(local)[1] if local else (min(cues)[1] if cues else None)
     lower = _LOWER.search(clause[-40:]) or _LOWER_AFTER.match(after)
     if _NEW_BEFORE.search(left) and _IMPROVE_VERB.search(left) and notation not in ("Omega", "soft-Omega"):
         draft.role = "new"
