@@ -1,0 +1,173 @@
+"""The explorer in a real headless Chromium (Debian's ``chromium``), opened from file:// offline."""
+
+from __future__ import annotations
+
+import pytest
+
+from kg.viz import render
+
+from tests.viz.conftest import ARTIFACTS, HOSTILE_ABSTRACT
+
+pytestmark = pytest.mark.browser
+
+VISIBLE = "() => window.kgExplorer.nodes.filter((n) => !window.kgExplorer.sigma.getNodeDisplayData(String(n.i)).hidden).map((n) => n.id).sort()"
+
+
+def _index(page, node_id: str) -> int:
+    return page.evaluate("(id) => window.kgExplorer.nodes.find((n) => n.id === id).i", node_id)
+
+
+def _screen_position(page, node_id: str) -> tuple[float, float]:
+    """Where sigma draws the node, in page coordinates."""
+    i = _index(page, node_id)
+    x, y = page.evaluate(
+        """(i) => { const s = window.kgExplorer.sigma; const p = s.graphToViewport(s.getGraph().getNodeAttributes(String(i)));
+                     return [p.x, p.y]; }""",
+        i,
+    )
+    box = page.locator("#graph").bounding_box()
+    return box["x"] + x, box["y"] + y
+
+
+@pytest.fixture
+def overview(open_page, graph):
+    return open_page(render(graph, title="Fixture graph"))
+
+
+def test_explorer_loads_offline_and_saves_overview(overview):
+    page = overview
+    assert page.attempted == []
+    assert page.errors == []
+    assert page.inner_text("#status") == "14 of 14 nodes shown"
+    assert page.inner_text("#title") == "Fixture graph"
+    assert page.evaluate("window.kgExplorer.sigma.getGraph().size") == 16
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "explorer-overview.png"))
+
+
+@pytest.mark.parametrize(
+    ("query", "node_id", "alias"),
+    [
+        ("backprop", "method:backpropagation", "alias: backprop"),
+        ("EBM", "concept:energy-based model", "alias: EBM"),
+        ("hopfeild network", "model:hopfield network", None),  # a typo still finds it
+    ],
+)
+def test_explorer_search_finds_node_by_alias(overview, query, node_id, alias):
+    page = overview
+    page.fill("#search", query)
+    first = page.locator("#results li").first
+    name = page.evaluate("(id) => window.kgExplorer.nodes.find((n) => n.id === id).name", node_id)
+    assert first.inner_text().startswith(name)
+    if alias:
+        assert alias in first.inner_text()
+    page.press("#search", "Enter")
+    assert page.inner_text("#details h2") == name
+    assert page.evaluate("window.kgExplorer.state.selected") == _index(page, node_id)
+    assert page.locator("#results li").count() == 0
+
+
+def test_explorer_click_shows_evidence_with_mention_marked(overview):
+    page = overview
+    x, y = _screen_position(page, "dataset:mnist")
+    page.mouse.click(x, y)
+    assert page.inner_text("#details h2") == "MNIST"
+    quotes = page.locator("#details blockquote")
+    assert quotes.count() == 2
+    assert quotes.first.inner_text().startswith("EqProp trains Hopfield networks on MNIST")
+    assert page.locator("#details blockquote mark").all_inner_texts() == ["MNIST", "MNIST"]
+    assert page.locator("#details .papers a").get_attribute("href") == "https://openreview.net/forum?id=p1"
+
+
+def test_explorer_hover_dims_the_rest(overview):
+    page = overview
+    x, y = _screen_position(page, "dataset:mnist")
+    page.mouse.move(x, y)
+    page.wait_for_function("window.kgExplorer.state.hovered !== null")
+    colour = "(id) => window.kgExplorer.sigma.getNodeDisplayData(String(window.kgExplorer.nodes.find((n) => n.id === id).i)).color"
+    assert page.evaluate(colour, "method:backpropagation") == "#e4e4e4"
+    assert page.evaluate(colour, "method:equilibrium propagation") == "#F79767"
+
+
+def test_explorer_type_filter_hides_nodes(overview):
+    page = overview
+    every = page.evaluate(VISIBLE)
+    page.click("#legend button[data-label='Method']")
+    assert page.inner_text("#status") == "11 of 14 nodes shown"
+    hidden = sorted(set(every) - set(page.evaluate(VISIBLE)))
+    assert hidden == ["method:backpropagation", "method:equilibrium propagation", "method:graphnet"]
+    assert page.get_attribute("#legend button[data-label='Method']", "aria-pressed") == "false"
+    page.click("#legend button[data-label='Method']")
+    assert page.evaluate(VISIBLE) == every
+
+
+def test_explorer_year_and_support_filters(overview):
+    page = overview
+    page.fill("#year-lo", "2024")
+    page.press("#year-lo", "Tab")
+    shown = page.evaluate(VISIBLE)
+    assert "paper:p1" not in shown and "dataset:mnist" not in shown and "paper:p3" in shown
+    page.fill("#year-lo", "2017")
+    page.press("#year-lo", "Tab")
+    page.fill("#min-support", "2")
+    page.press("#min-support", "Tab")
+    shown = page.evaluate(VISIBLE)
+    assert [i for i in shown if i.split(":")[0] not in ("paper", "bound")] == ["model:hopfield network"]
+
+
+def test_explorer_bound_details_show_quantity_and_improvement(overview):
+    page = overview
+    page.evaluate("(i) => window.kgExplorer.focusNode(i)", _index(page, "bound:p2:new"))
+    details = page.inner_text("#details")
+    assert page.inner_text("#details h2") == "O(√T)"
+    assert "quantity: regret" in details and "role: new" in details
+    assert page.locator("#details h3", has_text="Improves on").count() == 1
+    page.click("#details button.bound")
+    assert page.inner_text("#details h2") == "O(T²ᐟ³)"
+
+
+def test_explorer_hostile_text_is_inert(overview):
+    page = overview
+    page.fill("#search", "graphnet")
+    assert "<img src=x" in page.inner_text("#results li >> nth=0")
+    page.press("#search", "Enter")
+    assert page.inner_text("#details h2").startswith("<img src=x onerror=")
+    page.evaluate("(i) => window.kgExplorer.focusNode(i)", _index(page, "paper:evil"))
+    assert page.inner_text("#details .abstract") == HOSTILE_ABSTRACT
+    assert page.inner_text("#details h2") == "<script>window.__pwned=6</script>Evil"
+    assert page.locator("#details .url").inner_text() == "javascript:window.__pwned=5"
+    # the evidence sentence (the whole hostile abstract) is text too, with its mention marked
+    page.evaluate("(i) => window.kgExplorer.focusNode(i)", _index(page, "method:graphnet"))
+    assert page.locator("#details blockquote mark").all_inner_texts() == ["GraphNet"]
+    page.wait_for_timeout(200)
+    assert page.evaluate("window.__pwned") is None
+    assert page.dialogs == [] and page.errors == [] and page.attempted == []
+    assert page.locator("img").count() == 0
+    assert page.locator("a[href^='javascript:' i]").count() == 0
+    assert page.locator("script").count() == 3
+
+
+def test_explorer_ego_view_file(open_page, graph):
+    page = open_page(render(graph, entity="Hopfield networks", hops=1), name="ego.html")
+    assert page.evaluate(VISIBLE) == ["model:hopfield network", "paper:p1", "paper:p3"]
+    assert page.inner_text("#details h2") == "Hopfield network"
+    assert page.attempted == [] and page.errors == []
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "explorer-ego.png"))
+
+
+def test_explorer_ego_view_button_and_back(overview):
+    page = overview
+    page.evaluate("(i) => window.kgExplorer.focusNode(i)", _index(page, "model:hopfield network"))
+    page.fill("#ego-hops", "1")
+    page.click("#ego")
+    assert page.evaluate(VISIBLE) == ["model:hopfield network", "paper:p1", "paper:p3"]
+    page.click("#overview")
+    assert page.inner_text("#status") == "14 of 14 nodes shown"
+
+
+def test_explorer_top_n_control(overview):
+    page = overview
+    page.eval_on_selector("#top-n", "(el) => { el.value = '3'; el.dispatchEvent(new Event('input')); el.dispatchEvent(new Event('change')); }")
+    assert page.inner_text("#status") == "3 of 14 nodes shown"
+    assert "model:hopfield network" in page.evaluate(VISIBLE)
