@@ -22,8 +22,9 @@ _BIG_O = rf"(?:{_CAL}|\{{\s*{_CAL}\s*\}}|{_B}cO|\{{\s*O\s*\}}|(?<![A-Za-z0-9\\])
 _OMEGA = rf"(?:{_B}Omega|\{{\s*{_B}Omega\s*\}}|Ω|(?<![A-Za-z\\])Omega)"
 _THETA = rf"(?:{_B}Theta|\{{\s*{_B}Theta\s*\}}|Θ|(?<![A-Za-z\\])Theta)"
 _INNER = rf"(?:{_CAL}|{_B}cO|O|{_B}Omega|{_B}Theta)"
-_SOFT = rf"(?:{_B}(?:widetilde|tilde|wt)\s*(?:\{{\s*{_INNER}\s*\}}|{_INNER})|Õ|[OΩΘ]\u0303|𝒪\u0303|(?<![A-Za-z\\])(?:O|Omega|Theta)~)"
-_LITTLE = r"(?:(?<![A-Za-z0-9\\{])o(?=\()|\\+omega|ω)"
+_TILDE = rf"{_B}(?:widetilde|tilde|wt)\s*(?:\{{\s*{_INNER}\s*\}}|{_INNER})"
+_SOFT = rf"(?:{_TILDE}|\{{\s*{_TILDE}\s*\}}|Õ|[OΩΘ]\u0303|𝒪\u0303|(?<![A-Za-z\\])(?:O|Omega|Theta)~)"
+_LITTLE = r"(?:(?<![A-Za-z0-9\\])o(?=\()|\\+omega|ω)"
 _SUB = r"(?:\s*\\?_\s*(?:\{[^{}$]{0,30}\}|\\+[A-Za-z]+|[A-Za-z0-9]))?"
 _SIZE = r"(?:\s*\\+[!,;: ])*(?:\s*\\+(?:left|bigl|biggl|Biggl|Bigl|bigg|Bigg|Big|big)\s*)?"
 HEAD = re.compile(

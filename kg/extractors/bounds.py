@@ -200,6 +200,9 @@ def _asymptotic_spans(text: str, math: Sequence[tuple[int, int]]) -> list[_Draft
         pos = match.start() + 1
         open_index = match.end() - 1
         end = closing_paren(text, open_index)
+        segment = next(((s, e) for s, e in math if s < match.start() < e), None)
+        if end is None and segment is not None and text.count("(", open_index, segment[1]) > text.count(")", open_index, segment[1]):
+            end = segment[1] - 1  # an unbalanced bound as typed ("$O(n^{1/2}$)"): keep it, unparsed
         if end is None:
             continue
         if match.group("open").startswith("{"):
@@ -210,7 +213,6 @@ def _asymptotic_spans(text: str, math: Sequence[tuple[int, int]]) -> list[_Draft
         argument = normalise_escapes(text[open_index + 1:end - 1]).strip()
         if not argument or re.fullmatch(r"\\(?:cdot|bullet|dots|ldots)\s*(?:,\s*\\cdot)*\s*\)?|·|\.", argument):
             continue
-        segment = next(((s, e) for s, e in math if s < match.start() < e), None)
         start = match.start()
         if segment is None:
             if match.group("op") in ("o", "O") and re.search(r"[A-Za-z0-9]-$", text[:start]):
