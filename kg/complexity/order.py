@@ -6,7 +6,7 @@ which tend to 0 from above.  Variables are taken one at a time with the others h
 constants), which makes dominance a partial order: a bound is *better* when it grows no faster along
 every variable and strictly slower along at least one, whatever the bound is about (time, samples,
 error: smaller is better).  Products of powers and logarithms are ordered exactly by their exponent
-pairs (cheap path, microseconds); anything else goes to ``sympy.limit`` under a time limit, and an
+triples (cheap path, microseconds); anything else goes to ``sympy.limit`` under a time limit, and an
 undecided limit answers ``incomparable``/``unknown`` rather than guessing.
 """
 
@@ -27,8 +27,9 @@ Comparison = Literal["better", "worse", "equal", "incomparable"]
 Gap = Literal["tight", "log-factor", "polynomial", "exponential", "inverted", "unknown"]
 TO_ZERO = ("eps", "epsilon", "varepsilon", "delta", "alpha")
 UPPER_NOTATIONS = ("O", "soft-O", "Theta", "o", "rate")
-LIMIT_SECONDS = 0.5
-Order = tuple[Fraction, Fraction]  # growth v^a * log(v)^b as (a, b)
+LIMIT_SECONDS = 1.0
+Order = tuple[Fraction, Fraction, Fraction]  # growth v^a * log(v)^b * log(log(v))^c as (a, b, c)
+_ZERO: Order = (Fraction(0), Fraction(0), Fraction(0))
 
 
 def tends_to_zero(name: str) -> bool:
@@ -61,18 +62,18 @@ def _to_infinity(a: sympy.Expr, b: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr, 
 
 
 def _order(expr: sympy.Expr, v: sympy.Symbol) -> Order | None:
-    """Growth of ``expr`` as ``v -> oo`` as exponents of ``v`` and ``log v``; ``None`` if not a monomial."""
+    """Growth of ``expr`` as ``v -> oo`` as exponents of ``v``, ``log v``, ``log log v``; ``None`` if unknown."""
     if v not in expr.free_symbols:
-        return (Fraction(0), Fraction(0)) if expr.is_positive is not False else None
+        return _ZERO if expr.is_positive is not False else None
     if expr == v:
-        return (Fraction(1), Fraction(0))
+        return (Fraction(1), Fraction(0), Fraction(0))
     if expr.is_Mul:
-        total = (Fraction(0), Fraction(0))
+        total = _ZERO
         for factor in expr.args:
             part = _order(factor, v)
             if part is None:
                 return None
-            total = (total[0] + part[0], total[1] + part[1])
+            total = (total[0] + part[0], total[1] + part[1], total[2] + part[2])
         return total
     if expr.is_Pow:
         base, exponent = expr.args
@@ -82,12 +83,14 @@ def _order(expr: sympy.Expr, v: sympy.Symbol) -> Order | None:
         if part is None:
             return None
         k = Fraction(int(exponent.p), int(exponent.q))
-        return (part[0] * k, part[1] * k)
+        return (part[0] * k, part[1] * k, part[2] * k)
     if isinstance(expr, sympy.log):
         inner = _order(expr.args[0], v)
-        if inner is None or inner[0] == 0:
-            return None  # log log growth or worse: let sympy decide
-        return (Fraction(0), Fraction(1)) if inner[0] > 0 else None
+        if inner is None or inner <= _ZERO:
+            return None  # log of something bounded or shrinking: let sympy decide
+        if inner[0] > 0:
+            return (Fraction(0), Fraction(1), Fraction(0))
+        return (Fraction(0), Fraction(0), Fraction(1)) if inner[1] > 0 else None
     if expr.is_Add:
         parts = []
         for term in expr.args:
@@ -133,8 +136,8 @@ def _sign(a: sympy.Expr, b: sympy.Expr, v: sympy.Symbol) -> int | None:
     """-1, 0 or +1 as ``a/b`` tends to 0, a positive constant or infinity along ``v``."""
     oa, ob = _order(a, v), _order(b, v)
     if oa is not None and ob is not None:
-        diff = (oa[0] - ob[0], oa[1] - ob[1])
-        return (diff > (0, 0)) - (diff < (0, 0))
+        diff = tuple(x - y for x, y in zip(oa, ob))
+        return (diff > (0, 0, 0)) - (diff < (0, 0, 0))
     value = _limit(a / b, v)
     if value is None:
         return None
@@ -210,10 +213,10 @@ def gap(upper: Any, lower: Any) -> Gap:
 def _axis_gap(upper: sympy.Expr, lower: sympy.Expr, v: sympy.Symbol) -> Gap:
     ou, ol = _order(upper, v), _order(lower, v)
     if ou is not None and ol is not None:
-        a, b = ou[0] - ol[0], ou[1] - ol[1]
-        if (a, b) < (0, 0):
+        diff = tuple(x - y for x, y in zip(ou, ol))
+        if diff < (0, 0, 0):
             return "inverted"
-        return "polynomial" if a > 0 else ("log-factor" if b > 0 else "tight")
+        return "polynomial" if diff[0] > 0 else ("log-factor" if diff > (0, 0, 0) else "tight")
     ratio = upper / lower
     value = _limit(ratio, v)
     if value is None:
