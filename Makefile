@@ -13,10 +13,15 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-install: $(BIN)/python
+# The explorer's WebGL renderer (sigma.js + graphology) comes from npm, bundled with its licences.
+VENDOR := kg/viz/static/vendor.js
+$(VENDOR): kg/viz/js/package.json kg/viz/js/package-lock.json kg/viz/js/build.mjs kg/viz/js/entry.js
+	cd kg/viz/js && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build
+
+install: $(BIN)/python $(VENDOR)
 	$(BIN)/pip install --quiet -e .
 
-install-test: $(BIN)/python
+install-test: $(BIN)/python $(VENDOR)
 	$(BIN)/pip install --quiet -e ".[test]"
 
 seeds: install

@@ -72,7 +72,7 @@ def test_cli_sparql_binds_parameters(seeds_out: Path) -> None:
     result = CliRunner().invoke(cli, ["sparql", str(seeds_out), q, "--format", "json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output) == [{"n": 38}]
-    result = CliRunner().invoke(cli, ["sparql", str(seeds_out), "SELECT ?x WHERE { ?x skos:prefLabel ?name }", "-p", "name", "Equilibrium Propagation", "--format", "json"])
+    result = CliRunner().invoke(cli, ["sparql", str(seeds_out), "SELECT * WHERE { ?x skos:prefLabel ?name }", "-p", "name", "Equilibrium Propagation", "--format", "json"])
     assert json.loads(result.output) == [{"x": "method:equilibrium propagation"}]
 
 

@@ -103,6 +103,13 @@ def sparql(store: ox.Store, query: str, params: Mapping[str, Any] | None = None)
         result = store.query(query, prefixes=v.PREFIXES, substitutions=substitutions)
     except SyntaxError as exc:
         raise KGError(f"SPARQL syntax error: {exc}") from exc
+    except RuntimeError as exc:
+        if "SELECT projection" in str(exc):
+            raise KGError(
+                f"{exc}: a bound parameter must be projected; use SELECT * or name it in the SELECT "
+                "(and in GROUP BY when aggregating)"
+            ) from exc
+        raise KGError(f"SPARQL query failed: {exc}") from exc
     if isinstance(result, bool):
         return [{"ask": result}]
     if isinstance(result, ox.QueryTriples):

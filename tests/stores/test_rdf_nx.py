@@ -43,7 +43,7 @@ def test_rdf_counts_match_graph(seeds_out: Path, seeds_graph: GraphDocument) -> 
     nodes, edges = graph_counts(seeds_graph)
     store = rdf.open_store(seeds_out / "store")
     for label, n in nodes.items():
-        [row] = rdf.sparql(store, "SELECT (COUNT(?x) AS ?n) WHERE { ?x a ?class }", {"class": ox.NamedNode(f"https://w3id.org/paperkg/ns#{label}")})
+        [row] = rdf.sparql(store, "SELECT ?class (COUNT(?x) AS ?n) WHERE { ?x a ?class } GROUP BY ?class", {"class": ox.NamedNode(f"https://w3id.org/paperkg/ns#{label}")})
         assert row["n"] == n, label
     rows = rdf.sparql(store, "SELECT ?t (COUNT(?e) AS ?n) WHERE { ?e a kg:Edge ; kg:edgeType ?t } GROUP BY ?t")
     assert {r["t"]: r["n"] for r in rows} == edges
@@ -53,7 +53,7 @@ def test_rdf_parameters_are_bound_not_pasted(seeds_out: Path) -> None:
     store = rdf.open_store(seeds_out / "store")
     hostile = '"} } DELETE WHERE { ?s ?p ?o } #'
     assert rdf.sparql(store, "SELECT * WHERE { ?x skos:prefLabel ?name }", {"name": hostile}) == []
-    rows = rdf.sparql(store, "SELECT ?x WHERE { ?x skos:prefLabel ?name }", {"name": "Equilibrium Propagation"})
+    rows = rdf.sparql(store, "SELECT * WHERE { ?x skos:prefLabel ?name }", {"name": "Equilibrium Propagation"})
     assert rows == [{"x": "method:equilibrium propagation"}]
 
 
