@@ -40,7 +40,7 @@ _QUANTITY_CUES: tuple[tuple[str, str], ...] = (
     ("communication", r"communication(?: complexity| cost| rounds)?"),
     ("regret", r"regrets?\b(?: bounds?| rates?)?"),
     ("space/memory", r"space complexity|memory|space\b|storage|buffer\b|context[- ](?:window|length)|kv[- ]cache|cache\b|padding tokens"),
-    ("time", r"time complexity|computational (?:complexity|cost)|per[- ](?:step|iteration|token|update|round|query|layer)|run[- ]?time|running time|(?<!horizon )time\b|compute\b|flops\b|operations\b|cost\b|preprocessing|latency|complexity"),
+    ("time", r"time complexity|computational (?:complexity|cost)|per[- ](?:step|iteration|token|update|round|query|layer)|run[- ]?time|running time|(?<!horizon )time\b|compute\b(?! (?:a|an|the|all|its|their|this|these)\b)|flops\b|operations\b|cost\b|preprocessing|latency|algorithm\b|complexity"),
     ("width/size/parameters", r"number of parameters|parameter count|parameters\b|params\b|width\b|depth\b|(?<!two-)(?<!one-)layers?\b|neurons\b|hidden (?:units|size|dimension)|embedding (?:dimension|size)|key dimension|coreset(?: size)?|rows selected|number of experts|heads\b"),
     ("error", r"excess risk|risk\b|errors?\b|kl\b|kl divergence|divergence|distance\b|deviation|generalization (?:gap|bound)|estimation|mse\b|suboptimality|accuracy|wasserstein|total variation|loss\b|consisten\w*"),
     ("convergence-rate", r"convergence rates?|rates? of convergence|converge\w*|rates?\b"),
@@ -62,13 +62,14 @@ _PRIOR = re.compile(
 _NEW = re.compile(r"\b(?:we|our|ours|us|this (?:paper|work|article)|herein|here|proposed|novel)\b", re.I)
 _LOWER = re.compile(r"\b(?:lower[- ]bounds?(?: of| is| as)?|at least(?: as)?|must(?: \w+){0,2}|necessar\w*|requires? at least|any (?:algorithm|method|estimator|learner|protocol|tester)(?: \w+){0,2})\s*(?:an?|the)?\s*$", re.I)
 _LOWER_AFTER = re.compile(r"^[^.;]{0,25}?\b(?:would (?:resolve|imply|refute|contradict|break|violate|yield a)|lower[- ]bound)", re.I)
-_CONDITION = re.compile(r"\b(?:when|whenever|if|provided|as long as|assuming|assume that|under the (?:assumption|condition)|given that|regime|region|no (?:larger|greater|more|smaller|less) than|requires? that|suppose|taking|setting|choosing|letting|where)\b", re.I)
+_CONDITION = re.compile(r"\b(?:when|whenever|if|provided|as long as|assuming|assume that|under the (?:assumption|condition)|given that|regime|region|no (?:larger|greater|more|smaller|less) than|requires? that|suppose|taking|setting|choosing|letting)\b", re.I)
+_WITH_BEFORE = re.compile(r"\b(?:with|using|given)(?: only)?(?: at least)?(?: an?| the)?\s*$", re.I)
 _NEW_BEFORE = re.compile(r"\b(?:to|into)\s*(?:an?|the|only|just)?\s*$", re.I)
 _GROUP_CONTEXT = re.compile(r"equivarian|invarian|symmetr|group|rotation|orthogonal|\bS_n\b|\bGL\b|\bS[OEU]\(|\bS?O\(\d\)\s*/|/\s*$|\\times\s*$|×\s*$", re.I)
 _MAGNITUDE = re.compile(r"\s*\d[\d.,]*\s*(?:k|m|b|t|thousands?|millions?|billions?|trillions?)\s*", re.I)
 _IMPROVE_VERB = re.compile(r"\b(?:reduc\w*|improv\w*|decreas\w*|lower\w*|cut\w*|shrink\w*|accelerat\w*|speed\w*|sav\w*|surpass\w*|outperform\w*|better|faster|fewer|smaller|tighten\w*|sharpen\w*)\b", re.I)
 _IMPROVE_OVER = re.compile(r"\b(?:improv\w* (?:up)?on|improv\w* over|improvement (?:over|upon|on)|surpass\w*|outperform\w*|better than|faster than|tighter than|compared to|over)\b(?:\s+(?:the|a|an|its|their|previous|prior|existing|best|known|result|results|bound|bounds|rate|rates|requiring|require[sd]?|of|[a-z\-]+))*\s*$", re.I)
-_IMPROVE_TO = re.compile(r"\b(?:improv\w*|reduc\w*|decreas\w*|lower\w*|tighten\w*|sharpen\w*)\b[^.;]{0,40}\bto\s*(?:an?|the|only|just)?\s*$", re.I)
+_IMPROVE_TO = re.compile(r"\b(?:improv\w*|reduc\w*|decreas\w*|lower\w*|tighten\w*|sharpen\w*)\b[^.;]{0,90}\bto\s*(?:an?|the|only|just)?\s*$", re.I)
 _FROM = re.compile(r"\bfrom\s*(?:the|an?)?\s*$", re.I)
 _TO = re.compile(r"^[^.;]{0,120}?\bto\s*(?:an?|the|only|just)?\s*$", re.I)
 _FACTOR_AFTER = re.compile(r"^\s*-?\s*(?:approx\w*|competitive|factor)", re.I)
@@ -430,7 +431,8 @@ def _classify_role(text: str, draft: _Draft, previous: _Draft | None, first_own:
     elif last is None and draft.start < first_own:
         draft.role = "prior"
     elif notation in ("Omega", "soft-Omega"):
-        draft.role = "lower"
+        # "converges for networks with only Ω̃(n) neurons" states a requirement, not a lower bound
+        draft.role = "condition" if _WITH_BEFORE.search(clause) else "lower"
     else:
         draft.role = "new"
 
@@ -460,7 +462,7 @@ def _link_improvements(text: str, drafts: list[_Draft], sents) -> None:
         if draft.role == "new" and draft.improves_on is None:
             earlier = [i for i in range(j) if drafts[i].role == "prior" and drafts[i].quantity == draft.quantity
                        and drafts[i].kind == draft.kind]
-            if earlier and (_IMPROVE_TO.search(left) or (
+            if earlier and (_IMPROVE_TO.search(text[draft.sentence[0]:draft.seg_start]) or (
                     _IMPROVE_VERB.search(sentence) and drafts[earlier[-1]].sentence != draft.sentence
                     and not any(d.improves_on is not None for d in drafts if d.sentence == draft.sentence))):
                 draft.improves_on = earlier[-1]

@@ -11,7 +11,7 @@ from pathlib import Path
 from kg.evaluation.bounds import evaluate_bounds, format_report, match_spans, predict, score, write_predictions
 from kg.extractors.bounds import find_bounds
 
-EVAL = Path("/work/shared/eval")
+EVAL = Path(__file__).resolve().parents[3] / "shared" / "eval"  # ../shared beside the clone, as in CI
 GOLD = EVAL / "bounds-seeds.json"
 SCORER = EVAL / "score_bounds.py"
 
