@@ -34,13 +34,13 @@ _ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|et al|etc|vs|cf|resp|Fig|Eq|Sec|T
 # What is bounded.  Compound phrases come first so that "sample complexity" is not read as "complexity".
 _QUANTITY_CUES: tuple[tuple[str, str], ...] = (
     ("other", r"approximation (?:ratio|factor)|number of switch\w*|switch(?:es|ing cost)|switching cost"),
-    ("sample-complexity", r"sample[- ]complexit\w*|samples?\b|sample size|sampling budget|number of (?:training )?(?:samples|examples|observations)|(?:statistical|testing) complexity|examples\b|observations\b|data points"),
-    ("iterations", r"iteration complexity|oracle complexity|gradient complexity|(?:first|zeroth|second)[- ]order oracle\w*|oracle (?:calls?|queries|evaluations)|gradient (?:evaluations|computations|calls)|iterations?\b|steps\b|rounds\b|epochs\b|evaluations\b|function calls|batch(?:es\b| complexity)"),
+    ("sample-complexity", r"sample[- ]complexit\w*|(?<!finite-)(?<!finite )samples?\b|sample size|sampling budget|number of (?:training )?(?:samples|examples|observations)|(?:statistical|testing) complexity|examples\b|observations\b|data points"),
+    ("iterations", r"iteration complexity|oracle complexity|gradient complexity|(?:first|zeroth|second)[- ]order oracle\w*|oracle (?:calls?|queries|evaluations)|gradient (?:evaluations|computations|calls)|iterations?\b|steps\b|rounds\b|epochs\b|evaluations\b|(?:function |model |oracle )?calls\b|batch(?:es\b| complexity)"),
     ("query", r"query complexity|quer(?:y|ies)\b|comparisons\b"),
     ("communication", r"communication(?: complexity| cost| rounds)?"),
     ("regret", r"regrets?\b(?: bounds?| rates?)?"),
     ("space/memory", r"space complexity|memory|space\b|storage|buffer\b|context[- ](?:window|length)|kv[- ]cache|cache\b|padding tokens"),
-    ("time", r"time complexity|computational (?:complexity|cost)|per[- ](?:step|iteration|token|update|round|query|layer)|run[- ]?time|running time|(?<!horizon )time\b|compute\b(?! (?:a|an|the|all|its|their|this|these)\b)|flops\b|operations\b|cost\b|preprocessing|latency|algorithm\b|complexity"),
+    ("time", r"time complexity|computational (?:complexity|cost)|per[- ](?:step|iteration|token|update|round|query|layer)|run[- ]?time|running time|(?<!horizon )time\b|compute\b(?! (?:a|an|the|all|its|their|this|these)\b)|flops\b|operations\b|cost\b|preprocessing|latency|algorithm\b|implementation|runs? in|running in|complexity"),
     ("width/size/parameters", r"number of parameters|parameter count|parameters\b|params\b|width\b|depth\b|(?<!two-)(?<!one-)layers?\b|neurons\b|hidden (?:units|size|dimension)|embedding (?:dimension|size)|key dimension|coreset(?: size)?|rows selected|number of experts|heads\b"),
     ("error", r"excess risk|risk\b|errors?\b|kl\b|kl divergence|divergence|distance\b|deviation|generalization (?:gap|bound)|estimation|mse\b|suboptimality|accuracy|wasserstein|total variation|loss\b|consisten\w*"),
     ("convergence-rate", r"convergence rates?|rates? of convergence|converge\w*|rates?\b"),
@@ -59,9 +59,10 @@ _PRIOR = re.compile(
     r"improv\w* the|their|they)\b|\\cite\w*|\[[A-Z][^\]]{0,30}\]",
     re.I,
 )
-_NEW = re.compile(r"\b(?:we|our|ours|us|this (?:paper|work|article)|herein|here|proposed|novel)\b", re.I)
+_NEW = re.compile(r"\b(?:we|our|ours|us|this (?:paper|work|article)|herein|here|proposed|novel|(?:and|requir\w*|needs?|using|uses?|with) only)\b", re.I)
+_LOCAL_ONLY = re.compile(r"^(?:from|over the|than .*|compared .*|versus|vs\.?|rather than|instead of)$", re.I)
 _LOWER = re.compile(r"\b(?:lower[- ]bounds?(?: of| is| as)?|at least(?: as)?|must(?: \w+){0,2}|necessar\w*|requires? at least|any (?:algorithm|method|estimator|learner|protocol|tester)(?: \w+){0,2})\s*(?:an?|the)?\s*$", re.I)
-_LOWER_AFTER = re.compile(r"^[^.;]{0,25}?\b(?:would (?:resolve|imply|refute|contradict|break|violate|yield a)|lower[- ]bound)", re.I)
+_LOWER_AFTER = re.compile(r"^(?:[^.;]{0,25}?\bwould (?:resolve|imply|refute|contradict|break|violate|yield a)|\s*-?\s*(?:[\w-]+\s+){0,2}lower[- ]bound)", re.I)
 _CONDITION = re.compile(r"\b(?:when|whenever|if|provided|as long as|assuming|assume that|under the (?:assumption|condition)|given that|regime|region|no (?:larger|greater|more|smaller|less) than|requires? that|suppose|taking|setting|choosing|letting)\b", re.I)
 _WITH_BEFORE = re.compile(r"\b(?:with|using|given)(?: only)?(?: at least)?(?: an?| the)?\s*$", re.I)
 _NEW_BEFORE = re.compile(r"\b(?:to|into)\s*(?:an?|the|only|just)?\s*$", re.I)
@@ -105,6 +106,13 @@ _SUBJECT_FOR = re.compile(r"^\s*(?:[a-z\s\-]{0,30}\s)?(?:for|of|by)\s+((?:the\s+
 _LEADING = re.compile(r"^(?:(?:notably|specifically|moreover|furthermore|in addition|finally|remarkably|however|thus|hence|consequently|in particular|in contrast|additionally|then|also)\s*,?\s*)+", re.I)
 _METHOD_WORD = re.compile(r"\b((?:[A-Z][\w\-]*\s+)?(?:[\w\-]+\s+){0,3}(?:algorithm|method|estimator|approach|procedure|scheme|framework|model|optimizer|policy|mechanism|network|transformer)s?)\b", re.I)
 _SUBJECT_LABELS = ("Method", "Model", "Problem")
+_CLAUSE_OPENER = re.compile(
+    r"^(?:(?:that|then|and|but|thus|so|while|whereas|which|where|when|if|yet)\s+)*"
+    r"(?:(?:we|it|they|this paper|this work)\s+(?:\w+ly\s+)?(?:show|prove|establish|demonstrate|find|propose|present|"
+    r"design|give|introduce|develop|derive|obtain|provide)s?\s+(?:that\s+)?)?",
+    re.I,
+)
+_NOT_SUBJECT = re.compile(r"^(?:we|it|this|they|which|that|there|with|in|for|on|at|by|as|to|of|and|or|an?|X)\b", re.I)
 
 
 @dataclass
@@ -206,12 +214,12 @@ def _asymptotic_spans(text: str, math: Sequence[tuple[int, int]]) -> list[_Draft
             end = segment[1] - 1  # an unbalanced bound as typed ("$O(n^{1/2}$)"): keep it, unparsed
         if end is None:
             continue
+        argument = normalise_escapes(text[open_index + 1:end - 1]).strip()
         if match.group("open").startswith("{"):
             brace = re.match(r"\s*\}", text[end:])
             if not brace:
                 continue
             end += brace.end()
-        argument = normalise_escapes(text[open_index + 1:end - 1]).strip()
         if not argument or re.fullmatch(r"\\(?:cdot|bullet|dots|ldots)\s*(?:,\s*\\cdot)*\s*\)?|·|\.", argument):
             continue
         start = match.start()
@@ -359,7 +367,8 @@ def _classify_quantity(text: str, draft: _Draft, previous: _Draft | None, sents)
         return
     s0, s1 = draft.sentence
     right = text[draft.seg_end:min(s1, draft.seg_end + 45)]
-    right = re.split(r"[,;]|\.\s|\b(?:where|which|while|whereas|and we)\b", right, maxsplit=1)[0]
+    right = re.split(r"[,;]|\.\s|\b(?:where|which|while|whereas|and (?:we|it|attains|achieves|obtains|has|is|are|yields|enjoys|requires|provides))\b",
+                     right, maxsplit=1)[0]
     left_from = max(s0, previous.seg_end if previous else s0)
     left = text[left_from:draft.seg_start]
     breaks = list(_CLAUSE_BREAK.finditer(left))
@@ -415,7 +424,9 @@ def _classify_role(text: str, draft: _Draft, previous: _Draft | None, first_own:
         draft.role = "condition"
         return
     clause_start = len(left) - len(clause)
-    cues = [(m.end(), "prior") for m in _PRIOR.finditer(left)] + [(m.end(), "new") for m in _NEW.finditer(left)]
+    cues = [(m.end(), "prior") for m in _PRIOR.finditer(left)
+            if m.end() > clause_start or not _LOCAL_ONLY.match(m.group())]
+    cues += [(m.end(), "new") for m in _NEW.finditer(left)]
     local = [c for c in cues if c[0] > clause_start]
     # the nearest cue in the bound's own clause, else the sentence's opening cue (its subject)
     last = max(local)[1] if local else (min(cues)[1] if cues else None)
@@ -458,6 +469,7 @@ def _link_improvements(text: str, drafts: list[_Draft], sents) -> None:
             if target is not None:
                 drafts[target].improves_on = j
                 draft.role = "prior" if draft.role == "new" else draft.role
+                draft.quantity, draft.detail = drafts[target].quantity, drafts[target].detail
                 continue
         if draft.role == "new" and draft.improves_on is None:
             earlier = [i for i in range(j) if drafts[i].role == "prior" and drafts[i].quantity == draft.quantity
@@ -499,17 +511,20 @@ def _find_subject(text: str, draft: _Draft, entities: Sequence[Mention]) -> None
         return
     after = re.sub(r"\$[^$]*\$", "", text[draft.seg_end:min(s1, draft.seg_end + 60)])
     match = _SUBJECT_FOR.match(after)
-    if match and not _QUANTITY.fullmatch(match.group(1)):
-        draft.subject = match.group(1).strip()
+    phrase = re.sub(r"(?:\s+(?:and|or|the|an?|with|to|of|in|on|by|for|is|are|while|where|which))+$", "",
+                    match.group(1).strip(), flags=re.I) if match else ""
+    if phrase and not _NOT_SUBJECT.match(phrase) and not re.fullmatch(r"(?:the\s+)?an?|the", phrase, re.I) \
+            and not _QUANTITY.fullmatch(phrase):
+        draft.subject = phrase
         return
     left = re.sub(r"\$[^$]*\$", "X", text[s0:draft.seg_start])
-    clause = _LEADING.sub("", re.split(r"[,;:]\s*", left)[-1].strip()) if left.strip() else ""
-    verb = _SUBJECT_VERBS.search(clause)
-    head = clause[:verb.start()].strip() if verb else ""
-    head = re.sub(r"^(?:that|then|and|but|thus|so)\s+", "", head, flags=re.I)
-    if head and head.lower() not in ("we", "it", "this", "they", "which", "that") and len(head.split()) <= 8:
-        draft.subject = head
-        return
+    for clause in reversed(re.split(r"[,;:]\s*", left)):
+        clause = _CLAUSE_OPENER.sub("", _LEADING.sub("", clause.strip()))
+        verb = _SUBJECT_VERBS.search(clause)
+        head = clause[:verb.start()].strip() if verb else ""
+        if head and not _NOT_SUBJECT.match(head) and len(head.split()) <= 8:
+            draft.subject = head
+            return
     method = _METHOD_WORD.search(re.sub(r"\$[^$]*\$", "", text[s0:s1]))
     draft.subject = method.group(1).strip() if method else ""
 
