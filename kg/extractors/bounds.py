@@ -112,7 +112,7 @@ _CLAUSE_OPENER = re.compile(
     r"design|give|introduce|develop|derive|obtain|provide)s?\s+(?:that\s+)?)?",
     re.I,
 )
-_NOT_SUBJECT = re.compile(r"^(?:we|it|this|they|which|that|there|with|in|for|on|at|by|as|to|of|and|or|an?|X)\b", re.I)
+_NOT_SUBJECT = re.compile(r"^(?:we|it|this|they|which|that|there|with|in|for|on|at|by|as|to|of|and|or|X)\b", re.I)
 
 
 @dataclass
