@@ -63,7 +63,7 @@ _NEW = re.compile(r"\b(?:we|our|ours|us|this (?:paper|work|article)|herein|here|
 _LOCAL_ONLY = re.compile(r"^(?:from|over the|than .*|compared .*|versus|vs\.?|rather than|instead of)$", re.I)
 _LOWER = re.compile(r"\b(?:lower[- ]bounds?(?: of| is| as)?|at least(?: as)?|must(?: \w+){0,2}|necessar\w*|requires? at least|any (?:algorithm|method|estimator|learner|protocol|tester)(?: \w+){0,2})\s*(?:an?|the)?\s*$", re.I)
 _LOWER_AFTER = re.compile(r"^(?:[^.;]{0,25}?\bwould (?:resolve|imply|refute|contradict|break|violate|yield a)|\s*-?\s*(?:[\w-]+\s+){0,2}lower[- ]bound)", re.I)
-_CONDITION = re.compile(r"\b(?:when|whenever|if|provided|as long as|assuming|assume that|under the (?:assumption|condition)|given that|regime|region|no (?:larger|greater|more|smaller|less) than|requires? that|suppose|taking|setting|choosing|letting)\b", re.I)
+_CONDITION = re.compile(r"\b(?:when|whenever|if|provided|as long as|assuming|assume that|under the (?:assumption|condition)|given that|(?:regime|region)(?=\s*$)|no (?:larger|greater|more|smaller|less) than|requires? that|suppose|taking|setting|choosing|letting)\b", re.I)
 _WITH_BEFORE = re.compile(r"\b(?:with|using|given)(?: only)?(?: at least)?(?: an?| the)?\s*$", re.I)
 _NEW_BEFORE = re.compile(r"\b(?:to|into)\s*(?:an?|the|only|just)?\s*$", re.I)
 _GROUP_CONTEXT = re.compile(r"equivarian|invarian|symmetr|group|rotation|orthogonal|\bS_n\b|\bGL\b|\bS[OEU]\(|\bS?O\(\d\)\s*/|/\s*$|\\times\s*$|×\s*$", re.I)
@@ -355,6 +355,8 @@ def _cue(window: str, reverse: bool) -> tuple[int, str, str] | None:
     for match in _QUANTITY.finditer(window):
         if _NOT_QUANTITY.match(window, max(0, match.start() - 12)) and _NOT_QUANTITY.search(window[max(0, match.start() - 12):match.end() + 8]):
             continue
+        if reverse and match.group().lower() == "algorithm":
+            continue  # "an O(m) algorithm" is a time; "complexities of the algorithm are O(..)" is not
         quantity = _QUANTITY_CUES[int(match.lastgroup[1:])][0]
         distance = len(window) - match.end() if reverse else match.start()
         if best is None or distance < best[0]:
