@@ -102,7 +102,7 @@ _SUBJECT_VERBS = re.compile(
     r"suffices?|ensures?|establish\w*|provides?|exhibit\w*|costs?|must|may|will|leads?)\b",
     re.I,
 )
-_SUBJECT_FOR = re.compile(r"^\s*(?:[a-z\s\-]{0,30}\s)?(?:for|of|by)\s+((?:the\s+)?[A-Za-z][\w\-]*(?:[ \-][A-Za-z][\w\-]*){0,4})")
+_SUBJECT_FOR = re.compile(r"\s*(?:[a-z\-]+\s){0,3}?for\s+((?:the\s+)?(?!all\b|any\b|some\b|each\b|every\b)[A-Za-z][\w\-]*(?:[ \-](?!where\b|when\b|with\b|under\b)[A-Za-z][\w\-]*){0,4})")
 _LEADING = re.compile(r"^(?:(?:notably|specifically|moreover|furthermore|in addition|finally|remarkably|however|thus|hence|consequently|in particular|in contrast|additionally|then|also)\s*,?\s*)+", re.I)
 _METHOD_WORD = re.compile(r"\b((?:[A-Z][\w\-]*\s+)?(?:[\w\-]+\s+){0,3}(?:algorithm|method|estimator|approach|procedure|scheme|framework|model|optimizer|policy|mechanism|network|transformer)s?)\b", re.I)
 _SUBJECT_LABELS = ("Method", "Model", "Problem")
@@ -112,7 +112,7 @@ _CLAUSE_OPENER = re.compile(
     r"design|give|introduce|develop|derive|obtain|provide)s?\s+(?:that\s+)?)?",
     re.I,
 )
-_NOT_SUBJECT = re.compile(r"^(?:we|it|this|they|which|that|there|with|in|for|on|at|by|as|to|of|and|or|X)\b", re.I)
+_NOT_SUBJECT = re.compile(r"^(?:we|it|this|they|which|that|there|with|in|for|on|at|by|as|to|of|and|or|when|if|X+)\b", re.I)
 
 
 @dataclass
@@ -500,35 +500,61 @@ def _same_quantity(drafts: list[_Draft], candidates: list[int], target: _Draft) 
 
 
 def _find_subject(text: str, draft: _Draft, entities: Sequence[Mention]) -> None:
+    """Subject phrase from the text, linked to the entity mention inside it (else the nearest one)."""
     s0, s1 = draft.sentence
+    span = _subject_span(text, draft)
+    if span is not None:
+        draft.subject = re.sub(r"\s+", " ", text[span[0]:span[1]]).strip()
     usable = [(i, m) for i, m in enumerate(entities) if s0 <= m.start < s1 and m.label in _SUBJECT_LABELS]
-    if usable:
+    if not usable:
+        return
+    inside = [(i, m) for i, m in usable if span is not None and m.start < span[1] and m.end > span[0]]
+    if inside:
+        index, mention = max(inside, key=lambda item: (item[1].end - item[1].start, -item[1].start))
+        draft.subject = mention.text  # the named thing inside the phrase
+    else:
         def distance(item: tuple[int, Mention]) -> tuple[int, int]:
             m = item[1]
             gap = draft.start - m.end if m.end <= draft.start else m.start - draft.end + 1000
             return (max(gap, 0), m.start)
 
         index, mention = min(usable, key=distance)
-        draft.subject, draft.subject_entity = mention.text, index
-        return
-    after = re.sub(r"\$[^$]*\$", "", text[draft.seg_end:min(s1, draft.seg_end + 60)])
-    match = _SUBJECT_FOR.match(after)
-    phrase = re.sub(r"(?:\s+(?:and|or|the|an?|with|to|of|in|on|by|for|is|are|while|where|which))+$", "",
-                    match.group(1).strip(), flags=re.I) if match else ""
-    if phrase and not _NOT_SUBJECT.match(phrase) and not re.fullmatch(r"(?:the\s+)?an?|the", phrase, re.I) \
-            and not _QUANTITY.fullmatch(phrase):
-        draft.subject = phrase
-        return
-    left = re.sub(r"\$[^$]*\$", "X", text[s0:draft.seg_start])
-    for clause in reversed(re.split(r"[,;:]\s*", left)):
-        clause = _CLAUSE_OPENER.sub("", _LEADING.sub("", clause.strip()))
-        verb = _SUBJECT_VERBS.search(clause)
-        head = clause[:verb.start()].strip() if verb else ""
+    draft.subject_entity = index
+    if not draft.subject:
+        draft.subject = mention.text
+
+
+def _subject_span(text: str, draft: _Draft) -> tuple[int, int] | None:
+    """Offsets of the phrase a bound is about: "... for GLM-ES", else the clause subject, else a method noun."""
+    s0, s1 = draft.sentence
+    masked = _MATH.sub(lambda m: "X" * len(m.group()), text)  # same length: offsets stay valid
+    after_start = draft.seg_end
+    match = _SUBJECT_FOR.match(masked, after_start, min(s1, after_start + 60))
+    if match:
+        a, b = match.span(1)
+        phrase = masked[a:b]
+        trimmed = re.sub(r"(?:\s+(?:and|or|the|an?|with|to|of|in|on|by|for|is|are|while|where|which|X+))+$", "", phrase, flags=re.I)
+        b = a + len(trimmed)
+        if trimmed and not _NOT_SUBJECT.match(trimmed) and not re.fullmatch(r"(?:the\s+)?an?|the", trimmed, re.I) \
+                and not _QUANTITY.fullmatch(trimmed):
+            return a, b
+    left = masked[s0:draft.seg_start]
+    offset = s0
+    pieces = [(m.start(), m.end()) for m in re.finditer(r"[^,;:]+", left)]
+    for a, b in reversed(pieces):
+        clause = left[a:b]
+        lead = len(clause) - len(clause.lstrip())
+        body = clause.lstrip()
+        cut = _CLAUSE_OPENER.match(_LEADING.sub("", body))
+        skipped = len(body) - len(_LEADING.sub("", body)) + (cut.end() if cut else 0)
+        rest = body[skipped:]
+        verb = _SUBJECT_VERBS.search(rest)
+        head = rest[:verb.start()].rstrip() if verb else ""
         if head and not _NOT_SUBJECT.match(head) and len(head.split()) <= 8:
-            draft.subject = head
-            return
-    method = _METHOD_WORD.search(re.sub(r"\$[^$]*\$", "", text[s0:s1]))
-    draft.subject = method.group(1).strip() if method else ""
+            start = offset + a + lead + skipped
+            return start, start + len(head)
+    method = _METHOD_WORD.search(masked, s0, s1)
+    return method.span(1) if method else None
 
 
 def _record(text: str, draft: _Draft) -> Bound:
