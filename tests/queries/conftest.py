@@ -1,0 +1,99 @@
+"""Graphs the query tests run on, each held in all three backends.
+
+``fixture``: the hand-made graph of ``fixture_graph.py``; ``seeds``: the 38 seeds built with the
+default pipeline (the root ``seeds_graph`` fixture); ``iclr1000``: the first 1,000 abstracts of
+the ICLR 2026 corpus, extracted and resolved by the real pipeline (slow: about a minute of CPU).
+"""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kg.records import GraphDocument
+
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "iclr2026.jsonl.gz"
+SLICE = 1000
+
+
+@dataclass
+class Built:
+    """One graph in every backend: the records, the networkx graph and the embedded store."""
+
+    name: str
+    document: GraphDocument
+    graph: Any
+    store: Any
+
+
+def _built(name: str, document: GraphDocument, folder: Path) -> Built:
+    from kg.stores.nx import to_networkx
+    from kg.stores.rdf import open_store, write_store
+
+    write_store(document, folder / "store")
+    return Built(name, document, to_networkx(document), open_store(folder / "store"))
+
+
+@pytest.fixture(scope="session")
+def fixture_built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    from fixture_graph import fixture_graph
+
+    return _built("fixture", fixture_graph(), tmp_path_factory.mktemp("fixture"))
+
+
+@pytest.fixture(scope="session")
+def seeds_built(seeds_graph: GraphDocument, tmp_path_factory: pytest.TempPathFactory) -> Built:
+    return _built("seeds", seeds_graph, tmp_path_factory.mktemp("seeds-store"))
+
+
+@pytest.fixture(scope="session")
+def iclr_built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    from kg.api import extract, read
+    from kg.resolve import build_graph
+
+    folder = tmp_path_factory.mktemp("iclr1000")
+    sample = folder / "iclr1000.jsonl"
+    with gzip.open(CORPUS, "rt", encoding="utf-8") as src:
+        sample.write_text("".join(itertools.islice(src, SLICE)), encoding="utf-8")
+    abstracts = read([sample])
+    document = build_graph(zip(abstracts, extract(abstracts)))
+    return _built("iclr1000", document, folder)
+
+
+@pytest.fixture(scope="session")
+def neo4j_driver():
+    """A driver on the live server of ``scripts/neo4j-local`` (``NEO4J_*`` settings); skipped when unreachable."""
+    neo4j = pytest.importorskip("neo4j")
+    from kg.stores.neo4j import Connection
+
+    conn = Connection.from_env()
+    driver = neo4j.GraphDatabase.driver(conn.uri, auth=(conn.user, conn.password), connection_timeout=5.0)
+    try:
+        driver.verify_connectivity()
+    except Exception as exc:  # noqa: BLE001 - any failure to connect means "no server here"
+        driver.close()
+        if os.environ.get("KG_REQUIRE_NEO4J"):
+            raise
+        pytest.skip(f"no Neo4j at {conn.uri} ({exc.__class__.__name__}); start one with scripts/neo4j-local start")
+    yield driver, conn
+    driver.close()
+
+
+_loaded: dict[str, str] = {}
+
+
+def load_into_neo4j(driver_conn: tuple[Any, Any], built: Built) -> Any:
+    """Make the database hold exactly ``built`` (once per graph per session, in order of use)."""
+    from kg.stores.neo4j import load
+
+    driver, conn = driver_conn
+    if _loaded.get("current") != built.name:
+        load(built.document, conn.uri, conn.user, conn.password, conn.database, progress=False)
+        _loaded["current"] = built.name
+    return driver

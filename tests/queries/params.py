@@ -1,0 +1,65 @@
+"""Parameters for every canned query, chosen from the graph itself so that each finds something.
+
+The busiest node of the right kind is picked (most edges of the types the query follows, then
+most papers, then smallest id), so the same rule serves the fixture, the seeds and a corpus slice.
+Some parameters are given by name, some by id, to exercise resolution on every backend.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from kg.records import ENTITY_LABELS, GraphDocument
+
+METHODS = ("Method", "Model")
+
+
+def param_sets(doc: GraphDocument) -> dict[str, list[dict]]:
+    """Query name -> parameter sets to run it with."""
+    degree: Counter[tuple[str, str, str]] = Counter()
+    for e in doc.edges:
+        degree[(e.type, "out", e.source)] += 1
+        degree[(e.type, "in", e.target)] += 1
+    nodes = {n.id: n for n in doc.nodes}
+
+    def best(labels: tuple[str, ...], *keys: tuple[str, str], skip: tuple[str, ...] = ()) -> str:
+        candidates = [n for n in doc.nodes if n.label in labels and n.id not in skip]
+        assert candidates, f"the graph has no {labels} node"
+        return min(candidates, key=lambda n: (-sum(degree[(*k, n.id)] for k in keys), -n.support, n.id)).id
+
+    def name(node_id: str) -> str:
+        return nodes[node_id].name
+
+    problem = best(("Problem",), ("ADDRESSES", "in"))
+    method = best(METHODS, ("ADDRESSES", "out"), ("PROPOSES", "in"))
+    rival = best(METHODS, ("OUTPERFORMS", "out"), ("OUTPERFORMS", "in"))
+    dataset = best(("Dataset",), ("EVALUATED_ON", "in"))
+    evaluated = best(METHODS, ("EVALUATED_ON", "out"))
+    bounded = best(("Problem",), ("BOUNDS", "in"))
+    entity = best(ENTITY_LABELS, ("MENTIONS", "in"))
+    other = best(("Problem",), ("MENTIONS", "in"), skip=(entity,))
+    rare = max((n for n in doc.nodes if n.label in ENTITY_LABELS), key=lambda n: (-n.support, n.id)).id
+    paper = best(("Paper",), ("MENTIONS", "out"))
+    years = sorted({n.properties["year"] for n in doc.nodes if n.label == "Paper" and n.properties.get("year")}) or [2026]
+    areas = Counter(n.properties.get("primaryArea") for n in doc.nodes if n.label == "Paper" and n.properties.get("primaryArea"))
+    area = min(areas, key=lambda a: (-areas[a], a)) if areas else "optimization"
+    quantities = Counter(n.properties.get("quantity") for n in doc.nodes if n.label == "Bound")
+    return {
+        "methods_for_problem": [{"problem": name(problem)}, {"problem": problem, "limit": 3}],
+        "problems_for_method": [{"method": name(method)}],
+        "top_entities": [{"type": "Method"}, {"type": "problem", "limit": 5}],
+        "co_occurring": [{"entity": name(entity)}, {"entity": entity, "type": "Method", "limit": 5}],
+        "papers_for_entity": [{"entity": name(entity), "limit": 10}],
+        "paper_profile": [{"paper": paper}, {"paper": nodes[paper].properties.get("title") or paper}],
+        "bounds_for_problem": [{"problem": bounded}, {"problem": bounded, "quantity": min(quantities) if quantities else "time"}],
+        "bound_improvements": [{}],
+        "bound_gaps": [{}],
+        "outperforms": [{"method": name(rival)}],
+        "datasets_for_method": [{"method": evaluated}],
+        "methods_on_dataset": [{"dataset": name(dataset)}],
+        "new_in_corpus": [{"type": "Method", "year": years[-1]}, {"type": "Problem", "year": years[0]}],
+        "rising_entities": [{"type": "Method"}, {"type": "Problem", "since": years[-1], "limit": 10}],
+        "similar_papers": [{"paper": paper, "k": 5}],
+        "connection": [{"a": entity, "b": other}, {"a": name(rare), "b": problem}],
+        "area_overview": [{"primary_area": area, "top": 5}],
+    }

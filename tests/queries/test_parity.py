@@ -1,0 +1,69 @@
+"""Every canned query gives the same rows on networkx, the embedded store and Neo4j.
+
+Rows are compared in order: each query defines a total order (ties broken on names and ids), so
+equal lists mean equal answers.  The Python functions are the reference.
+"""
+
+from __future__ import annotations
+
+import pytest
+from params import param_sets
+
+from kg import queries
+
+NAMES = [q.name for q in queries.list_queries()]
+
+
+def _cases(built) -> list[tuple[str, dict]]:
+    sets = param_sets(built.document)
+    assert set(sets) == set(NAMES), "every query needs parameter sets"
+    return [(name, params) for name in NAMES for params in sets[name]]
+
+
+def _compare(built, backend: str, **connection) -> None:
+    failures = []
+    answered = 0
+    for name, params in _cases(built):
+        expected = queries.run(name, params, "python", graph=built.graph)
+        got = queries.run(name, params, backend, **connection)
+        answered += bool(expected)
+        if got != expected:
+            failures.append(f"{name}({params}): python {expected!r}\n    {backend} {got!r}")
+    assert not failures, f"{len(failures)} queries differ on {built.name}:\n" + "\n".join(failures)
+    # the parameters are chosen so that nearly every query finds something
+    assert answered >= len(_cases(built)) - 4
+
+
+def test_parity_fixture_embedded(fixture_built) -> None:
+    _compare(fixture_built, "embedded", store=fixture_built.store)
+
+
+def test_parity_seeds_embedded(seeds_built) -> None:
+    _compare(seeds_built, "embedded", store=seeds_built.store)
+
+
+@pytest.mark.slow
+def test_parity_iclr_slice_embedded(iclr_built) -> None:
+    _compare(iclr_built, "embedded", store=iclr_built.store)
+
+
+@pytest.mark.neo4j
+def test_parity_fixture_neo4j(fixture_built, neo4j_driver) -> None:
+    from conftest import load_into_neo4j
+
+    _compare(fixture_built, "neo4j", driver=load_into_neo4j(neo4j_driver, fixture_built))
+
+
+@pytest.mark.neo4j
+def test_parity_seeds_neo4j(seeds_built, neo4j_driver) -> None:
+    from conftest import load_into_neo4j
+
+    _compare(seeds_built, "neo4j", driver=load_into_neo4j(neo4j_driver, seeds_built))
+
+
+@pytest.mark.neo4j
+@pytest.mark.slow
+def test_parity_iclr_slice_neo4j(iclr_built, neo4j_driver) -> None:
+    from conftest import load_into_neo4j
+
+    _compare(iclr_built, "neo4j", driver=load_into_neo4j(neo4j_driver, iclr_built))
