@@ -156,6 +156,19 @@ def summarize(graph: GraphDocument, extractions: Sequence[Extraction]) -> dict[s
     }
 
 
+def view(out: str | Path, output: str | Path | None = None, **options: Any) -> Path:
+    """Write the HTML explorer of a built graph folder (options as ``kg.viz.render``); returns its path."""
+    from kg.viz import render
+
+    graph = Graph(out)
+    path = Path(output) if output else graph.out / "explorer.html"
+    html = render(graph.document, **options)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(html, encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
 class Graph:
     """A built graph folder, opened for reading: SPARQL on the store, networkx, records."""
 
@@ -242,7 +255,9 @@ class Graph:
         """Run a canned query by name (see ``kg queries``)."""
         from kg import queries
 
-        return queries.run(name, params, backend, store=self.store, graph=self.to_networkx() if backend == "python" else None)
+        if backend == "python":
+            return queries.run(name, params, "python", graph=self.to_networkx())
+        return queries.run(name, params, "embedded", store=self.store)
 
 
 def open(out: str | Path) -> Graph:  # noqa: A001 - mirrors sqlite_utils.Database / kg.open in the docs

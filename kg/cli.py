@@ -79,9 +79,10 @@ def cli() -> None:
 @click.argument("sources", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("-o", "--out", type=click.Path(path_type=Path), default=Path("out"), show_default=True, help="Output folder.")
 @click.option("--limit", type=int, default=None, help="Build from the first N abstracts only.")
+@click.option("--neo4j", "neo4j_uri", default=None, metavar="URI", help="Also load the graph into Neo4j at URI (password from NEO4J_PASSWORD).")
 @_extraction_options
 @_errors
-def build(sources: tuple[Path, ...], out: Path, limit: int | None, jobs: int | None, model: str | None, extractor: str | None, on_error: str) -> None:
+def build(sources: tuple[Path, ...], out: Path, limit: int | None, neo4j_uri: str | None, jobs: int | None, model: str | None, extractor: str | None, on_error: str) -> None:
     """Build the graph, RDF store, exports, explorer and summary from abstracts.
 
     SOURCES are seed-format .txt lists, JSONL(.gz) or CSV files, or folders of them.
@@ -95,6 +96,8 @@ def build(sources: tuple[Path, ...], out: Path, limit: int | None, jobs: int | N
         result = api.build(sources, out, extractor=s.extractor, model=s.spacy_model, jobs=s.jobs, on_error=on_error, progress=bar.update, limit=limit)
     _echo_json(_printable(result.summary))
     click.echo(f"graph written to {result.out}/ ; explorer: {result.out / 'explorer.html'}", err=True)
+    if neo4j_uri:
+        _load_neo4j(result.graph, Settings.from_env(neo4j_uri=neo4j_uri), batch_size=1000)
 
 
 def _printable(summary: dict[str, Any]) -> dict[str, Any]:
@@ -189,3 +192,149 @@ def eval_bounds(gold: Path, as_json: bool) -> None:
 
     result = evaluate_bounds(gold)
     click.echo(json.dumps(result, indent=1) if as_json else format_report(result))
+
+
+@evaluate.command("scierc")
+@click.option("--split", default="dev", show_default=True, help="Split to score: {split}.gold.jsonl in the data folder.")
+@click.option("--data", "data_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+              help="Folder in SciERC gold format (default ../shared/eval/scierc).")
+@click.option("--json", "as_json", is_flag=True, help="Print the scores as JSON.")
+@_errors
+def eval_scierc(split: str, data_dir: Path | None, as_json: bool) -> None:
+    """Score the trained entity and relation pipeline on SciERC: P/R/F1 per type, micro, Rel, Rel+.
+
+    \b
+    Example:
+        kg eval scierc --split dev
+    """
+    from kg.evaluation.scierc import evaluate_scierc, format_report
+
+    scores = evaluate_scierc(split, data_dir)
+    click.echo(json.dumps(scores, indent=1) if as_json else format_report(scores))
+
+
+@cli.group()
+def load() -> None:
+    """Load a built graph into a database."""
+
+
+@load.command("neo4j")
+@click.argument("out", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--uri", default=None, help="Bolt URI (env NEO4J_URI; default bolt://127.0.0.1:7687).")
+@click.option("--user", default=None, help="User name (env NEO4J_USERNAME; default neo4j).")
+@click.option("--database", default=None, help="Database (env NEO4J_DATABASE; default neo4j).")
+@click.option("--batch-size", type=int, default=1000, show_default=True, help="Rows per UNWIND … MERGE transaction.")
+@_errors
+def load_neo4j(out: Path, uri: str | None, user: str | None, database: str | None, batch_size: int) -> None:
+    """Load OUT into Neo4j: constraints first, then batched MERGE; loading twice changes nothing.
+
+    The password is read from NEO4J_PASSWORD only (never a flag, never logged).
+
+    \b
+    Example:
+        NEO4J_PASSWORD=secret kg load neo4j out/ --uri bolt://localhost:7687
+    """
+    settings = Settings.from_env(neo4j_uri=uri, neo4j_user=user, neo4j_database=database)
+    _load_neo4j(api.open(out).document, settings, batch_size)
+
+
+def _load_neo4j(graph: Any, s: Settings, batch_size: int) -> None:
+    import os
+
+    from kg.stores.neo4j import load as load_graph
+
+    report = load_graph(graph, s.neo4j_uri, s.neo4j_user, os.environ.get("NEO4J_PASSWORD", ""), s.neo4j_database,
+                        batch_size=batch_size, progress=sys.stderr.isatty())
+    _echo_json({"sink": report.sink, "nodes": report.nodes, "relationships": report.edges,
+                "seconds": report.seconds, "batch_size": report.batch_size})
+
+
+@cli.command("queries")
+@_errors
+def list_queries() -> None:
+    """List the canned queries with their parameters and what they return.
+
+    \b
+    Example:
+        kg queries
+    """
+    from kg import queries
+
+    for q in queries.list_queries():
+        params = ", ".join(f"{p.name} ({p.type}{'' if p.required else f' = {p.default!r}'})" for p in q.params)
+        click.echo(f"{q.name}({params})\n    {q.summary}\n    returns: {', '.join(c.name for c in q.returns)}")
+
+
+@cli.command()
+@click.argument("name")
+@click.option("-p", "--param", "params", type=(str, str), multiple=True, help="Query parameter NAME VALUE (repeatable).")
+@click.option("--out", type=click.Path(exists=True, file_okay=False, path_type=Path), default=Path("out"), show_default=True,
+              help="Built graph folder (embedded and python backends).")
+@click.option("--backend", type=click.Choice(["embedded", "neo4j", "python"]), default="embedded", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table", show_default=True)
+@_errors
+def query(name: str, params: tuple[tuple[str, str], ...], out: Path, backend: str, fmt: str) -> None:
+    """Run a canned query on the embedded store, Neo4j or networkx; entity names resolve through aliases.
+
+    \b
+    Example:
+        kg query methods_for_problem -p problem "facility location" --out out/
+    """
+    from kg import queries
+
+    given = dict(params)
+    if backend == "neo4j":
+        import os
+
+        s = Settings.from_env()
+        rows = queries.run(name, given, "neo4j", uri=s.neo4j_uri, auth=(s.neo4j_user, os.environ.get("NEO4J_PASSWORD", "")),
+                           database=s.neo4j_database)
+    else:
+        rows = api.open(out).query(name, backend, **given)
+    if fmt == "json":
+        _echo_json(rows)
+    elif fmt == "csv":
+        _echo_csv(rows)
+    else:
+        _echo_table(rows)
+
+
+def _echo_csv(rows: list[dict[str, Any]]) -> None:
+    import csv
+    import io
+
+    buffer = io.StringIO()
+    if rows:
+        writer = csv.DictWriter(buffer, list(rows[0]))
+        writer.writeheader()
+        writer.writerows({k: _cell(v) for k, v in r.items()} for r in rows)
+    click.echo(buffer.getvalue(), nl=False)
+
+
+@cli.command()
+@click.argument("out", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None, help="HTML file (default OUT/explorer.html).")
+@click.option("--entity", default=None, help="Ego view around this entity (id, name or alias).")
+@click.option("--hops", type=int, default=2, show_default=True)
+@click.option("--type", "types", default=None, help="Comma-separated node types to keep, e.g. Method,Problem.")
+@click.option("--min-support", type=int, default=1, show_default=True, help="Drop entities seen in fewer papers.")
+@click.option("--year", "years", default=None, help="Year or inclusive range, e.g. 2019 or 2015-2019.")
+@click.option("--max-nodes", type=int, default=2000, show_default=True)
+@_errors
+def view(out: Path, output: Path | None, entity: str | None, hops: int, types: str | None, min_support: int, years: str | None, max_nodes: int) -> None:
+    """Write the self-contained HTML explorer of a built graph (works offline, from file://).
+
+    \b
+    Example:
+        kg view out/ --entity "Equilibrium Propagation" --hops 2 -o ep.html
+    """
+    path = api.view(out, output, entity=entity, hops=hops, types=types.split(",") if types else None,
+                    min_support=min_support, years=_years(years), max_nodes=max_nodes)
+    click.echo(str(path))
+
+
+def _years(text: str | None) -> tuple[int | None, int | None] | None:
+    if not text:
+        return None
+    first, _, last = text.partition("-")
+    return (int(first) if first else None, int(last) if last else int(first) if not _ else None)
