@@ -194,7 +194,7 @@ def _clear_errors(uri: str, user: str, database: str) -> Iterator[None]:
         ) from None
     except nex.ServiceUnavailable as e:
         raise SinkError(
-            f"cannot reach Neo4j at {uri} ({e}); start it with `scripts/neo4j-local start` or "
+            f"cannot reach Neo4j at {uri} ({_one_line(e)}); start it with `scripts/neo4j-local start` or "
             "`docker compose up -d`, or set NEO4J_URI"
         ) from None
     except nex.ClientError as e:
@@ -204,13 +204,22 @@ def _clear_errors(uri: str, user: str, database: str) -> Iterator[None]:
                 "(community edition has only 'neo4j')"
             ) from None
         raise SinkError(f"Neo4j at {uri} refused the load: {e.code}: {e.message}") from None
+    except nex.ConfigurationError as e:
+        raise SinkError(f"cannot load into Neo4j at {uri}: {_one_line(e)}") from None
     except (nex.Neo4jError, nex.DriverError) as e:
-        raise SinkError(f"Neo4j at {uri} failed during the load: {type(e).__name__}: {e}") from None
+        raise SinkError(f"Neo4j at {uri} failed during the load: {type(e).__name__}: {_one_line(e)}") from None
     except ValueError as e:  # malformed URI, unknown label or type
         raise SinkError(f"cannot load into Neo4j at {uri}: {e}") from None
 
 
+def _one_line(e: BaseException) -> str:
+    return " ".join(str(e).split())
+
+
 def _driver(uri: str, user: str, password: str, retry_seconds: float) -> neo4j.Driver:
+    if not uri.startswith(("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://")):
+        # The driver also takes http:// (a preview Query API needing aiohttp); we load over Bolt.
+        raise SinkError(f"cannot load into Neo4j at {uri}: use a bolt:// or neo4j:// URI (port 7687 by default)")
     return neo4j.GraphDatabase.driver(
         uri, auth=(user, password), max_transaction_retry_time=retry_seconds, connection_timeout=10.0
     )

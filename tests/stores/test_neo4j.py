@@ -1,0 +1,344 @@
+"""The Neo4j sink against a real server (``scripts/neo4j-local start``; CI starts one).
+
+Without a server these tests skip, unless ``KG_REQUIRE_NEO4J=1`` (CI), which turns the skip
+into a failure. The wrong-password test needs auth on: start the server with
+``NEO4J_AUTH=neo4j/PASSWORD`` and export ``NEO4J_PASSWORD=PASSWORD``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from kg.errors import SinkError
+from kg.records import Edge, Evidence, GraphDocument, Node
+from kg.schema import EDGE_TYPES, NODE_LABELS, edge_properties, node_properties
+from kg.stores import graph_counts
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "neo4j-local"
+SEEDS = ROOT.parent / "shared" / "seeds"
+
+
+def _ev(paper: str, sentence: str, surface: str, rule: str = "rules.v1", confidence: float = 0.9) -> Evidence:
+    start = sentence.index(surface)
+    return Evidence(paper, sentence, start, start + len(surface), rule, confidence, 0)
+
+
+def _tiny_graph() -> GraphDocument:
+    """Three papers, every node label, most edge types, provenance on every edge."""
+    s1 = "We propose FedAvg-X, a federated method for non-IID data, evaluated on CIFAR-10 by accuracy."
+    s2 = "Our algorithm achieves a regret of O(√T) for online facility location."
+    s3 = "Unlike FedAvg-X, LoRA-Q adapts large language models with low-rank updates."
+    p1, p2, p3 = "paper:p1", "paper:p2", "paper:p3"
+    nodes = [
+        Node(p1, "Paper", "Federated averaging revisited", papers=(p1,), properties={"title": "Federated averaging revisited", "year": 2026, "keywords": ["federated learning"]}),
+        Node(p2, "Paper", "Online facility location with advice", papers=(p2,), properties={"title": "Online facility location with advice", "year": 2026}),
+        Node(p3, "Paper", "Low-rank adaptation, quantised", papers=(p3,), properties={"title": "Low-rank adaptation, quantised", "year": 2025}),
+        Node("method:fedavg-x", "Method", "FedAvg-X", aliases=("FedAvgX",), papers=(p1, p3), mentions=2),
+        Node("method:lora-q", "Method", "LoRA-Q", papers=(p3,), mentions=1),
+        Node("model:large language model", "Model", "large language model", aliases=("LLM",), papers=(p3,), mentions=1),
+        Node("problem:online facility location", "Problem", "online facility location", papers=(p2,), mentions=1),
+        Node("problem:non-iid data", "Problem", "non-IID data", papers=(p1,), mentions=1),
+        Node("dataset:cifar-10", "Dataset", "CIFAR-10", papers=(p1,), mentions=1),
+        Node("metric:accuracy", "Metric", "accuracy", papers=(p1,), mentions=1),
+        Node("concept:low-rank update", "Concept", "low-rank update", papers=(p3,), mentions=1),
+        Node("bound:p2:0", "Bound", "O(√T)", papers=(p2,), mentions=1, properties={"expression": "O(sqrt(T))", "notation": "O", "quantity": "regret", "paper": p2}),
+    ]
+    edges = [
+        Edge(p1, "method:fedavg-x", "MENTIONS", (_ev(p1, s1, "FedAvg-X"),)),
+        Edge(p1, "method:fedavg-x", "PROPOSES", (_ev(p1, s1, "FedAvg-X"),)),
+        Edge(p1, "problem:non-iid data", "ADDRESSES", (_ev(p1, s1, "non-IID data"),)),
+        Edge(p1, "dataset:cifar-10", "MENTIONS", (_ev(p1, s1, "CIFAR-10"),)),
+        Edge(p1, "metric:accuracy", "MENTIONS", (_ev(p1, s1, "accuracy"),)),
+        Edge("method:fedavg-x", "dataset:cifar-10", "EVALUATED_ON", (_ev(p1, s1, "evaluated on CIFAR-10"),)),
+        Edge("dataset:cifar-10", "metric:accuracy", "MEASURED_BY", (_ev(p1, s1, "by accuracy", "rules.v2", 0.5),)),
+        Edge(p2, "problem:online facility location", "MENTIONS", (_ev(p2, s2, "online facility location"),)),
+        Edge(p2, "bound:p2:0", "STATES_BOUND", (_ev(p2, s2, "O(√T)"),)),
+        Edge("bound:p2:0", "problem:online facility location", "BOUNDS", (_ev(p2, s2, "O(√T)"),)),
+        Edge(p3, "method:fedavg-x", "MENTIONS", (_ev(p3, s3, "FedAvg-X"),)),
+        Edge(p3, "method:lora-q", "PROPOSES", (_ev(p3, s3, "LoRA-Q"),)),
+        Edge("method:lora-q", "method:fedavg-x", "COMPARED_WITH", (_ev(p3, s3, "Unlike FedAvg-X, LoRA-Q"),)),
+        Edge("method:lora-q", "model:large language model", "USES", (_ev(p3, s3, "large language models"),)),
+        Edge("method:lora-q", "concept:low-rank update", "USES", (_ev(p3, s3, "low-rank updates"),)),
+        Edge("method:lora-q", "problem:non-iid data", "ADDRESSES", (_ev(p3, s3, "adapts"), _ev(p1, s1, "non-IID data"))),
+        Edge("method:fedavg-x", "problem:non-iid data", "ADDRESSES", (_ev(p1, s1, "a federated method for non-IID data"),)),
+    ]
+    return GraphDocument(tuple(sorted(nodes, key=lambda n: n.id)), tuple(sorted(edges, key=lambda e: e.key)))
+
+
+@pytest.fixture(scope="module")
+def tiny_graph() -> GraphDocument:
+    return _tiny_graph()
+
+
+def _seeds_buildable() -> bool:
+    return SEEDS.is_dir() and importlib.util.find_spec("kg.api") is not None
+
+
+@pytest.fixture(scope="module")
+def seeds_graph(tmp_path_factory: pytest.TempPathFactory) -> GraphDocument:
+    from kg.api import build
+
+    return build([SEEDS], tmp_path_factory.mktemp("seeds") / "out").graph
+
+
+GRAPHS = ["tiny_graph", *(["seeds_graph"] if _seeds_buildable() else [])]
+
+
+@pytest.fixture(scope="module")
+def neo4j_conn():
+    """The server from NEO4J_* settings (default bolt://127.0.0.1:7687); skip or fail if none answers."""
+    from kg.stores.neo4j import Connection, count
+
+    conn = Connection.from_env()
+    try:
+        count(conn.uri, conn.user, conn.password, conn.database)
+    except SinkError as e:
+        if os.environ.get("KG_REQUIRE_NEO4J") == "1":
+            pytest.fail(f"KG_REQUIRE_NEO4J=1 but Neo4j is not usable: {e}")
+        pytest.skip(f"no Neo4j server: {e}")
+    return conn
+
+
+@pytest.fixture()
+def db(neo4j_conn):
+    """A database holding none of our labels or types (loading the empty graph prunes everything)."""
+    from kg.stores import neo4j as sink
+
+    sink.load(GraphDocument((), ()), **_kw(neo4j_conn), progress=False)
+    return neo4j_conn
+
+
+def _kw(conn) -> dict:
+    return {"uri": conn.uri, "user": conn.user, "password": conn.password, "database": conn.database}
+
+
+def _counts(conn) -> tuple[dict[str, int], dict[str, int]]:
+    from kg.stores.neo4j import count
+
+    return count(**_kw(conn))
+
+
+def _read(conn, query: str, **params) -> list[dict]:
+    import neo4j
+
+    with neo4j.GraphDatabase.driver(conn.uri, auth=(conn.user, conn.password)) as driver:
+        records, _, _ = driver.execute_query(query, params, database_=conn.database)
+    return [r.data() for r in records]
+
+
+def _dump(conn) -> tuple[list, list]:
+    """Every node and relationship with all its properties, sorted: to compare whole databases."""
+    nodes = _read(conn, "MATCH (n) RETURN labels(n) AS labels, properties(n) AS props ORDER BY n.id")
+    rels = _read(
+        conn,
+        "MATCH (a)-[r]->(b) RETURN a.id AS a, type(r) AS type, b.id AS b, properties(r) AS props "
+        "ORDER BY r.key",
+    )
+    return nodes, rels
+
+
+def _duplicates(conn) -> int:
+    """Nodes sharing an id within a label plus relationships sharing (source, type, target)."""
+    n = sum(
+        _read(conn, f"MATCH (n:{label}) WITH n.id AS id, count(*) AS c WHERE c > 1 RETURN count(*) AS d")[0]["d"]
+        for label in NODE_LABELS
+    )
+    r = _read(conn, "MATCH (a)-[r]->(b) WITH a, b, type(r) AS t, count(*) AS c WHERE c > 1 RETURN count(*) AS d")
+    return n + r[0]["d"]
+
+
+@pytest.mark.neo4j
+@pytest.mark.parametrize("graph_name", GRAPHS)
+def test_neo4j_load_counts_equal_graph(db, graph_name, request):
+    from kg.stores import neo4j as sink
+
+    graph = request.getfixturevalue(graph_name)
+    report = sink.load(graph, **_kw(db), progress=False)
+    expected = graph_counts(graph)
+    assert _counts(db) == expected
+    assert (report.nodes, report.edges) == expected
+    assert set(report.seconds) == {"constraints", "nodes", "relationships", "prune"}
+    assert _duplicates(db) == 0
+
+
+@pytest.mark.neo4j
+@pytest.mark.parametrize("graph_name", GRAPHS)
+def test_neo4j_second_load_changes_nothing(db, graph_name, request):
+    from kg.stores import neo4j as sink
+
+    graph = request.getfixturevalue(graph_name)
+    sink.load(graph, **_kw(db), progress=False)
+    before = _dump(db)
+    sink.load(graph, **_kw(db), progress=False, batch_size=7)
+    assert _dump(db) == before
+    assert _counts(db) == graph_counts(graph)
+
+
+@pytest.mark.neo4j
+def test_neo4j_properties_are_the_schema_maps(db, tiny_graph):
+    from kg.stores import neo4j as sink
+
+    sink.load(tiny_graph, **_kw(db), progress=False)
+    nodes, rels = _dump(db)
+    assert nodes == [{"labels": [n.label], "props": node_properties(n)} for n in tiny_graph.nodes]
+    by_key = {e.key: e for e in tiny_graph.edges}
+    assert [r["props"]["key"] for r in rels] == sorted(by_key)
+    for r in rels:
+        edge = by_key[r["props"]["key"]]
+        assert (r["a"], r["type"], r["b"]) == (edge.source, edge.type, edge.target)
+        assert r["props"] == edge_properties(edge)
+
+
+@pytest.mark.neo4j
+@pytest.mark.parametrize(
+    ("problem", "limit", "expected"),
+    [
+        ("non-IID data", 25, [{"method": "FedAvg-X", "support": 1}, {"method": "LoRA-Q", "support": 2}]),
+        ("non-IID data", 1, [{"method": "FedAvg-X", "support": 1}]),
+        ("online facility location", 25, []),
+    ],
+)
+def test_neo4j_parameterised_query_returns_rows(db, tiny_graph, problem, limit, expected):
+    from kg.stores import neo4j as sink
+
+    sink.load(tiny_graph, **_kw(db), progress=False)
+    rows = _read(
+        db,
+        "MATCH (:Problem {name: $problem})<-[r:ADDRESSES]-(m:Method) "
+        "RETURN m.name AS method, r.support AS support ORDER BY method LIMIT $limit",
+        problem=problem,
+        limit=limit,
+    )
+    assert rows == expected
+
+
+@pytest.mark.neo4j
+def test_neo4j_rebuilt_graph_updates_in_place(db, tiny_graph):
+    from kg.stores import neo4j as sink
+
+    sink.load(tiny_graph, **_kw(db), progress=False)
+    dropped = "metric:accuracy"
+    renamed = "bound:p2:0"
+    nodes = tuple(
+        replace(n, name="Θ(√T)", properties={"notation": "Theta"}) if n.id == renamed else n
+        for n in tiny_graph.nodes
+        if n.id != dropped
+    )
+    edges = tuple(e for e in tiny_graph.edges if dropped not in (e.source, e.target) and e.type != "USES")
+    rebuilt = GraphDocument(nodes, edges)
+    sink.load(rebuilt, **_kw(db), progress=False)
+    assert _counts(db) == graph_counts(rebuilt)
+    assert _read(db, "MATCH (n {id: $id}) RETURN n", id=dropped) == []
+    bound = _read(db, "MATCH (b:Bound {id: $id}) RETURN properties(b) AS p", id=renamed)[0]["p"]
+    assert bound["name"] == "Θ(√T)" and bound["notation"] == "Theta"
+    assert "expression" not in bound  # a property the rebuild dropped is gone, not left stale
+    assert _dump(db) != ([], [])
+
+
+@pytest.mark.neo4j
+def test_neo4j_wrong_password_is_clear_error(neo4j_conn, tiny_graph):
+    from kg.stores import neo4j as sink
+
+    wrong = neo4j_conn.password + "-not-it"
+    try:
+        sink.count(neo4j_conn.uri, neo4j_conn.user, wrong, neo4j_conn.database)
+    except SinkError:
+        pass
+    else:
+        if os.environ.get("KG_REQUIRE_NEO4J") == "1":
+            pytest.fail("the server accepts any password: start it with NEO4J_AUTH=neo4j/PASSWORD")
+        pytest.skip("the server runs without auth (start it with NEO4J_AUTH=neo4j/PASSWORD)")
+    with pytest.raises(SinkError, match=r"rejected the credentials of user 'neo4j'.*NEO4J_PASSWORD") as info:
+        sink.load(tiny_graph, neo4j_conn.uri, neo4j_conn.user, wrong, neo4j_conn.database, progress=False)
+    assert wrong not in str(info.value)
+
+
+@pytest.mark.neo4j
+@pytest.mark.parametrize(
+    ("uri", "database", "message"),
+    [
+        ("bolt://127.0.0.1:1", "neo4j", r"cannot reach Neo4j at bolt://127.0.0.1:1 .*scripts/neo4j-local start"),
+        (None, "nosuchdb", r"database 'nosuchdb' does not exist"),
+        ("http://127.0.0.1:7474", "neo4j", r"at http://127.0.0.1:7474: use a bolt:// or neo4j:// URI"),
+        ("bolt://127.0.0.1:7687:x", "neo4j", r"cannot load into Neo4j at bolt://127.0.0.1:7687:x: "),
+    ],
+)
+def test_neo4j_bad_target_is_clear_error(neo4j_conn, tiny_graph, uri, database, message):
+    from kg.stores import neo4j as sink
+
+    kw = _kw(neo4j_conn) | {"database": database} | ({"uri": uri} if uri else {})
+    with pytest.raises(SinkError, match=message):
+        sink.load(tiny_graph, **kw, progress=False, retry_seconds=0)
+
+
+def test_neo4j_import_kg_leaves_driver_unloaded():
+    code = "import sys, kg, kg.stores, kg.schema.style; assert 'neo4j' not in sys.modules, 'driver imported'"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def _server_pid() -> int | None:
+    home = Path(os.environ.get("NEO4J_LOCAL_HOME", ROOT / ".neo4j-local"))
+    try:
+        return int((home / "neo4j.pid").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+@pytest.mark.neo4j
+def test_neo4j_killed_mid_load_then_rerun_is_exact(db):
+    """kill -9 the server while a load is writing, restart it, load again: exact counts, no duplicates."""
+    from kg.stores import neo4j as sink
+    from kg.stores.synthetic import synthetic_graph
+
+    pid = _server_pid()
+    if pid is None:
+        if os.environ.get("KG_REQUIRE_NEO4J") == "1":
+            pytest.fail("KG_REQUIRE_NEO4J=1 but the server was not started by scripts/neo4j-local")
+        pytest.skip("the server was not started by scripts/neo4j-local (no pid file)")
+    graph = synthetic_graph(1200, seed=7)
+    outcome: list[BaseException | object] = []
+
+    def first_load() -> None:
+        try:
+            outcome.append(sink.load(graph, **_kw(db), progress=False, batch_size=100, retry_seconds=1))
+        except BaseException as e:  # noqa: BLE001 - handed to the test thread
+            outcome.append(e)
+
+    loader = threading.Thread(target=first_load)
+    loader.start()
+    deadline = time.monotonic() + 300
+    while not sum(_counts(db)[1].values()):  # wait for the relationship phase to commit something
+        assert loader.is_alive() and time.monotonic() < deadline, f"load ended before the kill: {outcome}"
+        time.sleep(0.2)
+    os.kill(pid, signal.SIGKILL)
+    loader.join(timeout=120)
+    assert not loader.is_alive()
+    assert isinstance(outcome[0], SinkError), outcome
+
+    subprocess.run([str(SCRIPT), "start"], check=True, timeout=600)
+    partial = _counts(db)
+    assert sum(partial[1].values()) < len(graph.edges)  # the kill really interrupted the load
+    sink.load(graph, **_kw(db), progress=False, batch_size=500)
+    assert _counts(db) == graph_counts(graph)
+    assert _duplicates(db) == 0
+
+
+@pytest.mark.neo4j
+def test_neo4j_count_covers_only_allow_list(db, tiny_graph):
+    from kg.stores import neo4j as sink
+
+    sink.load(tiny_graph, **_kw(db), progress=False)
+    nodes, rels = _counts(db)
+    assert set(nodes) <= set(NODE_LABELS) and set(rels) <= set(EDGE_TYPES)
+    assert nodes["Paper"] == 3 and rels["MENTIONS"] == 5
