@@ -20,6 +20,7 @@ _KNOWN_FUNCTIONS = {
 }
 _TRANSFORMS = (*standard_transformations, convert_xor)
 _MAX_LENGTH = 400
+_HUGE_POWER = re.compile(r"\d\s*\^\s*\(?\s*\d+\s*\^|\^\s*\(?\s*\d{4,}")  # 2^(10^10) would hang sympy's evaluation
 
 
 @lru_cache(maxsize=65536)
@@ -34,7 +35,7 @@ def to_sympy(ascii_expr: str) -> sympy.Expr | None:
         >>> to_sympy("n +* 1") is None
         True
     """
-    if not ascii_expr or len(ascii_expr) > _MAX_LENGTH:
+    if not ascii_expr or len(ascii_expr) > _MAX_LENGTH or _HUGE_POWER.search(ascii_expr):
         return None
     names: dict[str, object] = {}
     pieces: list[str] = []

@@ -54,6 +54,7 @@ def test_to_sympy_names_stay_symbols() -> None:
     assert all(s.is_positive for s in expr.free_symbols)
     assert to_sympy("sqrt(n^2)") == sympy.Symbol("n", positive=True)
     assert to_sympy("n +* 1") is None
+    assert to_sympy("2^(10^10)") is None  # would never finish evaluating
 
 
 @pytest.mark.parametrize(
