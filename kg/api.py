@@ -59,6 +59,17 @@ def extract(
         yield x
 
 
+def extract_scierc(abstracts: Iterable[Abstract], *, jobs: int = 1) -> Iterator[Extraction]:
+    """SciERC-labelled entities and relations (Task, Method, ...; USED-FOR, ...) from the trained
+    pipeline alone, for scoring against SciERC gold; bounds come from the bound extractor."""
+    from kg.extractors.bounds import find_bounds
+    from kg.extractors.scierc import EXTRACTOR_NAME, extract_scierc as run
+
+    abstracts = list(abstracts)
+    for a, (mentions, relations) in zip(abstracts, run([a.text for a in abstracts], n_process=jobs)):
+        yield Extraction(a.id, EXTRACTOR_NAME, mentions, relations, find_bounds(a.text))
+
+
 def build(
     sources: Iterable[str | Path],
     out: str | Path,

@@ -110,20 +110,27 @@ def _printable(summary: dict[str, Any]) -> dict[str, Any]:
 @cli.command()
 @click.argument("sources", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["jsonl", "json"]), default="jsonl", show_default=True)
+@click.option("--labels", type=click.Choice(["schema", "scierc"]), default="schema", show_default=True,
+              help="Entity/relation labels: the graph's schema, or SciERC's (Task, Method, ... USED-FOR, ...) for scoring.")
 @_extraction_options
 @_errors
-def extract(sources: tuple[Path, ...], fmt: str, jobs: int | None, model: str | None, extractor: str | None, on_error: str) -> None:
+def extract(sources: tuple[Path, ...], fmt: str, labels: str, jobs: int | None, model: str | None, extractor: str | None, on_error: str) -> None:
     """Print what is extracted from each abstract (the extraction contract), in input order.
 
     \b
     Example:
         kg extract ../shared/seeds/*.txt --format jsonl
+        kg extract ../shared/eval/scierc/dev.input.jsonl --labels scierc > pred.jsonl
     """
     from kg.contract import to_contract
 
     s = Settings.from_env(jobs=jobs, spacy_model=model, extractor=extractor)
     abstracts = api.read(sources, on_error=on_error)
-    rows = (to_contract(x) for x in api.extract(abstracts, extractor=s.extractor, model=s.spacy_model, jobs=s.jobs))
+    if labels == "scierc":
+        extractions = api.extract_scierc(abstracts, jobs=s.jobs)
+    else:
+        extractions = api.extract(abstracts, extractor=s.extractor, model=s.spacy_model, jobs=s.jobs)
+    rows = (to_contract(x) for x in extractions)
     if fmt == "json":
         _echo_json(list(rows))
         return

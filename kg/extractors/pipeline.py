@@ -29,8 +29,22 @@ def _rules_pipeline(model: str) -> Language:
     return nlp
 
 
+def _scierc_pipeline(model: str) -> Language:
+    """Rules pipeline plus the trained SciERC recogniser and relation model, merged (``kg.extractors.hybrid``)."""
+    from kg.extractors.hybrid import source_scierc
+
+    nlp = spacy.load(model, exclude=["ner"])
+    source_scierc(nlp)
+    nlp.add_pipe("kg_abbreviations")
+    nlp.add_pipe("kg_rules")
+    nlp.add_pipe("kg_merge")
+    nlp.add_pipe("kg_bounds")
+    return nlp
+
+
 EXTRACTORS: dict[str, Callable[[str], Language]] = {
     "rules.v1": _rules_pipeline,
+    "scierc.v1": _scierc_pipeline,
 }
 """Versioned pipeline names -> factories taking the base spaCy model name."""
 

@@ -1,0 +1,139 @@
+"""The trained SciERC recogniser and relation model combined with the rules, as one spaCy pipeline.
+
+The trained components (shipped in ``kg/models/scierc``) are sourced into the base English
+pipeline with their encoder copied in (``replace_listeners``), so the parser the rules need and the
+SciERC model share one ``nlp.pipe`` pass.  ``kg_merge`` then combines both:
+
+* mentions: the rules' high-precision ones (abbreviation pairs, gazetteer, "we propose X") win any
+  overlap; otherwise the trained model's spans (mapped onto the schema, Generic dropped) win over
+  the rules' noun-chunk and name heuristics;
+* relations: SciERC relations are mapped onto the graph's edge types (``SCIERC_RELATIONS``), the
+  rules' paper-level and cue-word relations are kept, both re-indexed onto the merged mentions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from importlib.resources import as_file, files
+
+import spacy
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from kg.extractors import relations as _relations  # noqa: F401  (registers kg_relations)
+from kg.extractors.rules import canonical
+from kg.extractors.scierc import EXTRACTOR_NAME, schema_label
+from kg.records import Mention, Relation
+
+TRUSTED_RULES = ("abbreviation", "gazetteer", "propose")
+"""Rule families whose mentions beat the trained model's on overlap."""
+
+
+def source_scierc(nlp: Language, model_name: str = "scierc") -> Language:
+    """Add the shipped SciERC recogniser and relation model to ``nlp`` (which has its own tok2vec)."""
+    with as_file(files("kg.models") / model_name) as path:
+        sci = spacy.load(path)
+    for name in ("ner", "relations"):
+        sci.replace_listeners("tok2vec", name, ["model.tok2vec"])
+    nlp.add_pipe("ner", name="scierc_ner", source=sci)
+    nlp.add_pipe("relations", name="scierc_relations", source=sci)
+    return nlp
+
+
+def map_relation(label: str, head: Mention, tail: Mention) -> tuple[str, bool] | None:
+    """A SciERC relation as (edge type, reversed?) between schema-typed mentions, or ``None``.
+
+    Example:
+        >>> m = lambda label: Mention(0, 1, "x", label, "x")
+        >>> map_relation("USED-FOR", m("Method"), m("Problem")), map_relation("EVALUATE-FOR", m("Dataset"), m("Model"))
+        (('ADDRESSES', False), ('EVALUATED_ON', True))
+    """
+    actors = ("Method", "Model")
+    h, t = head.label, tail.label
+    if label == "USED-FOR":
+        if h in actors and t == "Problem":
+            return "ADDRESSES", False
+        if t in actors and h in (*actors, "Dataset", "Concept"):
+            return "USES", True
+    elif label == "EVALUATE-FOR":
+        if h == "Dataset" and t in (*actors, "Problem"):
+            return "EVALUATED_ON", True
+        if h == "Metric":
+            return "MEASURED_BY", True
+    elif label == "HYPONYM-OF":
+        return "IS_A", False
+    elif label == "PART-OF":
+        return "PART_OF", False
+    elif label == "COMPARE" and h in actors and t in actors:
+        return "COMPARED_WITH", False
+    return None
+
+
+@Language.component("kg_merge")
+def merge_component(doc: Doc) -> Doc:
+    """Combine ``doc.ents``/``doc._.relations`` (trained) with ``doc._.kg_mentions`` (rules)."""
+    rules = list(doc._.kg_mentions)
+    trained, trained_relations = _trained(doc)
+    trusted = [m for m in rules if any(f":{family}" in m.rule for family in TRUSTED_RULES)]
+    merged: list[Mention] = list(trusted)
+    taken = [(m.start, m.end) for m in trusted]
+    index: dict[tuple[str, int], int] = {}
+
+    def overlaps(m: Mention) -> bool:
+        return any(m.start < e and s < m.end for s, e in taken)
+
+    for i, m in enumerate(trained):
+        if m is not None and not overlaps(m):
+            taken.append((m.start, m.end))
+            merged.append(m)
+            index[("trained", i)] = len(merged) - 1
+    for m in rules:
+        if m not in trusted and not overlaps(m):
+            taken.append((m.start, m.end))
+            merged.append(m)
+    order = sorted(range(len(merged)), key=lambda i: (merged[i].start, merged[i].end))
+    position = {old: new for new, old in enumerate(order)}
+    mentions = [merged[i] for i in order]
+    by_span = {(m.start, m.end, m.label): i for i, m in enumerate(mentions)}
+
+    relations: list[Relation] = []
+    for r in doc._.kg_relations:
+        tail = by_span.get(_key(rules[r.tail]))
+        head = None if r.head is None else by_span.get(_key(rules[r.head]))
+        if tail is not None and (r.head is None or head is not None):
+            relations.append(replace(r, head=head, tail=tail))
+    for h, t, label, r in trained_relations:
+        if ("trained", h) not in index or ("trained", t) not in index:
+            continue
+        head, tail = position[index[("trained", h)]], position[index[("trained", t)]]
+        mapped = map_relation(label, mentions[head], mentions[tail])
+        if mapped:
+            edge, flipped = mapped
+            head, tail = (tail, head) if flipped else (head, tail)
+            relations.append(replace(r, head=head, tail=tail, label=edge))
+    doc._.kg_mentions = tuple(mentions)
+    doc._.kg_relations = tuple(relations)
+    return doc
+
+
+def _key(m: Mention) -> tuple[int, int, str]:
+    return (m.start, m.end, m.label)
+
+
+def _trained(doc: Doc) -> tuple[list[Mention | None], list[tuple[int, int, str, Relation]]]:
+    """Trained spans as schema mentions (``None`` where dropped) and their raw relations."""
+    spans = sorted(doc.ents, key=lambda s: (s.start, s.end, s.label_))
+    mentions: list[Mention | None] = []
+    for s in spans:
+        raw = Mention(s.start_char, s.end_char, s.text, s.label_, canonical(s.text), s.sent.start_char, s.sent.end_char, EXTRACTOR_NAME, 0.7)
+        label = schema_label(raw)
+        mentions.append(None if label is None or not raw.canonical else replace(raw, label=label))
+    index = {(s.start, s.end): i for i, s in enumerate(spans)}
+    relations = []
+    for hs, he, ts, te, label, score in doc._.relations or []:
+        h, t = index.get((hs, he)), index.get((ts, te))
+        if h is None or t is None or mentions[h] is None or mentions[t] is None:
+            continue
+        m = mentions[h]
+        relations.append((h, t, label, Relation(h, t, label, m.sentence_start, m.sentence_end, EXTRACTOR_NAME, round(float(score), 3))))
+    return mentions, relations
