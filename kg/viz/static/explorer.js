@@ -59,7 +59,9 @@
   const sigma = new Sigma(graph, document.getElementById("graph"), {
     nodeProgramClasses: { circle: NodeCircleProgram, square: NodeSquareProgram },
     edgeProgramClasses: { line: EdgeLineProgram },  // one-pixel GL lines: cheapest for 30k edges
-    hideEdgesOnMove: edges.length > 20000,
+    // while the user drags or zooms a large view, skip what costs most per frame
+    hideEdgesOnMove: edges.length > 5000,
+    hideLabelsOnMove: nodes.length > 2000,
     labelRenderedSizeThreshold: nodes.length < 300 ? 0 : 7,
     zIndex: true,
     nodeReducer: (key, attrs) => {

@@ -1,0 +1,149 @@
+"""Explorer benchmark: file size, time to first paint and frame times in headless Chromium.
+
+Builds synthetic GraphDocuments shaped like the paper graph (30% papers with ~1.2 kB abstracts,
+Zipf-popular entities with aliases, 3 edges per node, every edge with an evidence sentence),
+renders each with ``kg.viz.render`` and opens it from file:// with the network blocked.
+
+First paint: navigation start to the first animation frame after sigma has drawn.  Frame times:
+``requestAnimationFrame`` deltas while the mouse drags the graph around and then zooms with the
+wheel.  The 0-node row is an empty explorer: the page's own frame cost on this machine, which
+the other rows include.
+
+    python bench/explorer.py                 # 1k, 5k, 10k nodes
+    python bench/explorer.py --sizes 2000 --steps 60 --keep out/
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from kg.records import ENTITY_LABELS, Edge, Evidence, GraphDocument, Node
+from kg.viz import render
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-extensions", "--no-first-run"]
+WORDS = ("graph neural network training robust sample efficient policy gradient convex regret bound "
+         "transformer attention sparse kernel online learning variance reduction diffusion benchmark").split()
+
+RECORD = """() => {
+  window.kgDeltas = [];
+  window.kgRecording = true;
+  let last = performance.now();
+  const tick = (now) => { window.kgDeltas.push(now - last); last = now; if (window.kgRecording) requestAnimationFrame(tick); };
+  requestAnimationFrame(tick);
+}"""
+
+
+def synthetic(n: int, *, seed: int = 0) -> GraphDocument:
+    """A paper-graph-shaped document with ``n`` nodes and about ``3 n`` edges."""
+    rnd = random.Random(seed)
+    n_papers = max(1, int(n * 0.3))
+    n_entities = n - n_papers
+    sentences = {}
+    papers = []
+    for p in range(n_papers):
+        pid = f"paper:{p:06d}"
+        sents = [" ".join(rnd.choices(WORDS, k=22)).capitalize() + "." for _ in range(8)]
+        sentences[pid] = sents
+        papers.append(pid)
+    entities = [(f"{ENTITY_LABELS[e % len(ENTITY_LABELS)].lower()}:e{e}", ENTITY_LABELS[e % len(ENTITY_LABELS)],
+                 f"{rnd.choice(WORDS)} {rnd.choice(WORDS)} {e}") for e in range(n_entities)]
+    cum = list(itertools.accumulate(1 / (r + 1) for r in range(n_entities)))
+    edges: dict[tuple[str, str, str], list[Evidence]] = {}
+    supporters: dict[str, set[str]] = {eid: set() for eid, _, _ in entities}
+    target_edges = 3 * n
+    while len(edges) < target_edges:
+        pid = rnd.choice(papers)
+        eid, _label, name = entities[rnd.choices(range(n_entities), cum_weights=cum)[0] if rnd.random() < 0.7
+                                     else rnd.randrange(n_entities)]
+        sentence = rnd.choice(sentences[pid]).rstrip(".") + f" with {name}."
+        start = sentence.index(name)
+        ev = Evidence(pid, sentence, start, start + len(name), "synthetic", 1.0)
+        if rnd.random() < 0.8:
+            key = (pid, "MENTIONS", eid)
+        else:
+            other = entities[rnd.randrange(n_entities)][0]
+            if other == eid:
+                continue
+            key = (eid, rnd.choice(("USES", "EVALUATED_ON", "OUTPERFORMS")), other)
+        edges.setdefault(key, []).append(ev)
+        supporters[eid].add(pid)
+    nodes = [Node(pid, "Paper", f"Paper {pid}", papers=(pid,), mentions=1,
+                  properties={"title": f"On {' '.join(rnd.choices(WORDS, k=6))}", "year": 2026, "venue": "ICLR",
+                              "url": f"https://openreview.net/forum?id={pid[6:]}", "text": " ".join(sentences[pid])})
+             for pid in papers]
+    nodes += [Node(eid, label, name, aliases=(name.upper(),), papers=tuple(sorted(supporters[eid])),
+                   mentions=len(supporters[eid])) for eid, label, name in entities]
+    out_edges = [Edge(s, t, typ, tuple(ev)) for (s, typ, t), ev in edges.items()]
+    return GraphDocument(nodes=tuple(sorted(nodes, key=lambda x: x.id)),
+                         edges=tuple(sorted(out_edges, key=lambda e: e.key)))
+
+
+def measure(page, path: Path, steps: int) -> tuple[float, list[float]]:
+    """First paint in ms, and frame deltas while the mouse drags the graph around and zooms in and out."""
+    attempted = []
+    page.route("**/*", lambda r: (attempted.append(r.request.url), r.abort()) if not r.request.url.startswith("file://")
+               else r.continue_())
+    page.goto(path.as_uri())
+    page.wait_for_function("window.kgPainted !== undefined", timeout=300_000)
+    first_paint = page.evaluate("window.kgPainted")
+    box = page.locator("#graph").bounding_box()
+    cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(cx, cy)
+    page.evaluate(RECORD)
+    page.mouse.down()
+    for k in range(steps):
+        page.mouse.move(cx + 200 * math.sin(k / steps * 2 * math.pi), cy + 150 * math.sin(k / steps * 4 * math.pi))
+    page.mouse.up()
+    for k in range(steps):
+        page.mouse.wheel(0, -120 if k < steps // 2 else 120)
+    deltas = page.evaluate("() => { window.kgRecording = false; return window.kgDeltas.slice(1); }")
+    if attempted:
+        raise SystemExit(f"network requests attempted: {attempted}")
+    return first_paint, deltas
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 5000, 10000])
+    parser.add_argument("--steps", type=int, default=30, help="mouse moves, then as many wheel notches")
+    parser.add_argument("--keep", type=Path, help="write the explorer files here")
+    args = parser.parse_args()
+
+    from playwright.sync_api import sync_playwright
+
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        for n in [0, *args.sizes]:  # 0 nodes: the page's own frame cost, the floor for the rest
+            doc = synthetic(n) if n else GraphDocument(nodes=(), edges=())
+            t0 = time.perf_counter()
+            page_html = render(doc, max_nodes=n)
+            render_s = time.perf_counter() - t0
+            out = (args.keep or Path(tmp)) / f"explorer-{n}.html"
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(page_html, encoding="utf-8")
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            first_paint, deltas = measure(page, out, args.steps)
+            page.close()
+            deltas.sort()
+            rows.append((n, len(doc.edges), out.stat().st_size / 1e6, render_s, first_paint / 1000,
+                         statistics.median(deltas), deltas[int(0.95 * (len(deltas) - 1))], 1000 / statistics.mean(deltas)))
+        browser.close()
+
+    header = ("nodes", "edges", "file MB", "render s", "first paint s", "frame ms p50", "frame ms p95", "fps")
+    print(" | ".join(f"{h:>13}" for h in header))
+    print("-|-".join("-" * 13 for _ in header))
+    for n, e, mb, rs, fp, p50, p95, fps in rows:
+        print(" | ".join(f"{v:>13}" for v in (n, e, f"{mb:.1f}", f"{rs:.1f}", f"{fp:.2f}", f"{p50:.0f}", f"{p95:.0f}", f"{fps:.1f}")))
+
+
+if __name__ == "__main__":
+    main()
