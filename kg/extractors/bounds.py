@@ -382,6 +382,13 @@ def _classify_quantity(text: str, draft: _Draft, previous: _Draft | None, sents)
         _, draft.quantity, draft.detail = min(found, key=lambda c: c[0])
         if draft.detail in ("complexity", "cost") and _accuracy_only(text[draft.start:draft.end]):
             draft.quantity = "iterations"  # "complexity O(eps^-3)" in optimisation counts oracle calls
+        elif draft.detail in ("rate", "rates"):
+            sentence = text[s0:s1]
+            if re.search(r"\bregret", sentence, re.I):
+                draft.quantity = "regret"
+            elif not re.search(r"converg|iterat|optimi[sz]|gradient|\bsteps?\b", sentence, re.I) and re.search(
+                    r"minimax|estimat|risk|statistic|sample size|generali[sz]|nonparametric|regression|consisten", sentence, re.I):
+                draft.quantity = "error"  # a statistical rate (risk, estimation), not an iterative one
         return
     if previous is not None and re.fullmatch(r"\s*(?:,|and|or|,\s*and|;)?\s*", text[previous.seg_end:draft.seg_start]):
         draft.quantity, draft.detail = previous.quantity, previous.detail
