@@ -35,7 +35,7 @@ _ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|et al|etc|vs|cf|resp|Fig|Eq|Sec|T
 _QUANTITY_CUES: tuple[tuple[str, str], ...] = (
     ("other", r"approximation (?:ratio|factor)|number of switch\w*|switch(?:es|ing cost)|switching cost"),
     ("sample-complexity", r"sample[- ]complexit\w*|(?<!finite-)(?<!finite )samples?\b|sample size|sampling budget|number of (?:training )?(?:samples|examples|observations)|(?:statistical|testing) complexity|examples\b|observations\b|data points"),
-    ("iterations", r"iteration complexity|oracle complexity|gradient complexity|(?:first|zeroth|second)[- ]order oracle\w*|oracle (?:calls?|queries|evaluations)|gradient (?:evaluations|computations|calls)|iterations?\b|steps\b|rounds\b|epochs\b|evaluations\b|(?:function |model |oracle )?calls\b|batch(?:es\b| complexity)"),
+    ("iterations", r"iteration complexity|oracle complexity|gradient complexity|(?:first|zeroth|second)[- ]order oracle\w*|oracle (?:calls?|queries|evaluations)|gradient (?:evaluations|computations|calls)|iterations?\b|steps\b|rounds\b|epochs\b|evaluations\b|simulations\b|(?:function |model |oracle )?calls\b|batch(?:es\b| complexity)"),
     ("query", r"query complexity|quer(?:y|ies)\b|comparisons\b"),
     ("communication", r"communication(?: complexity| cost| rounds)?"),
     ("regret", r"regrets?\b(?: bounds?| rates?)?"),
@@ -59,11 +59,12 @@ _PRIOR = re.compile(
     r"improv\w* the|their|they)\b|\\cite\w*|\[[A-Z][^\]]{0,30}\]",
     re.I,
 )
-_NEW = re.compile(r"\b(?:we|our|ours|us|this (?:paper|work|article)|herein|here|proposed|novel|(?:and|requir\w*|needs?|using|uses?|with) only)\b", re.I)
+_NEW = re.compile(r"\b(?:we|our|ours|us|this (?:paper|work|article)|herein|here|proposed|novel|then|(?:and|requir\w*|needs?|using|uses?|with) only)\b", re.I)
 _LOCAL_ONLY = re.compile(r"^(?:from|over the|than .*|compared .*|versus|vs\.?|rather than|instead of)$", re.I)
 _LOWER = re.compile(r"\b(?:lower[- ]bounds?(?: of| is| as)?|at least(?: as)?|must(?: \w+){0,2}|necessar\w*|requires? at least|any (?:algorithm|method|estimator|learner|protocol|tester)(?: \w+){0,2})\s*(?:an?|the)?\s*$", re.I)
 _LOWER_AFTER = re.compile(r"^(?:[^.;]{0,25}?\bwould (?:resolve|imply|refute|contradict|break|violate|yield a)|\s*-?\s*(?:[\w-]+\s+){0,2}lower[- ]bound)", re.I)
 _CONDITION = re.compile(r"\b(?:when|whenever|if|provided|as long as|assuming|assume that|under the (?:assumption|condition)|given that|(?:regime|region)(?=\s*$)|no (?:larger|greater|more|smaller|less) than|requires? that|suppose|taking|setting|choosing|letting)\b", re.I)
+_LHS_CONDITION = re.compile(r"\b(?:where|when|whenever|if|regime|region|assuming|provided|taking|setting)\s*\$?\s*[^\s,;$]{1,30}\s*=\s*$", re.I)
 _WITH_BEFORE = re.compile(r"\b(?:with|using|given)(?: only)?(?: at least)?(?: an?| the)?\s*$", re.I)
 _NEW_BEFORE = re.compile(r"\b(?:to|into)\s*(?:an?|the|only|just)?\s*$", re.I)
 _GROUP_CONTEXT = re.compile(r"equivarian|invarian|symmetr|group|rotation|orthogonal|\bS_n\b|\bGL\b|\bS[OEU]\(|\bS?O\(\d\)\s*/|/\s*$|\\times\s*$|×\s*$", re.I)
@@ -429,12 +430,14 @@ def _classify_role(text: str, draft: _Draft, previous: _Draft | None, first_own:
     after = text[draft.seg_end:draft.seg_end + 60]
     notation = "rate" if draft.rate else parse_bound(text[draft.start:draft.end]).notation
     conditions = list(_CONDITION.finditer(clause))
-    if conditions and len(clause[conditions[-1].start():].split()) <= 11:
+    lhs = clause + text[draft.seg_start:draft.start].lstrip("$")
+    if conditions and len(clause[conditions[-1].start():].split()) <= 11 or _LHS_CONDITION.search(lhs):
         draft.role = "condition"
         return
     clause_start = len(left) - len(clause)
     cues = [(m.end(), "prior") for m in _PRIOR.finditer(left)
-            if m.end() > clause_start or not _LOCAL_ONLY.match(m.group())]
+            if (m.end() > clause_start or not _LOCAL_ONLY.match(m.group()))
+            and (m.group().lower() != "from" or m.end() >= len(left) - 12)]  # "from" only in "from $X$ to"
     cues += [(m.end(), "new") for m in _NEW.finditer(left)]
     local = [c for c in cues if c[0] > clause_start]
     # the nearest cue in the bound's own clause, else the sentence's opening cue (its subject)
