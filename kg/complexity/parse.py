@@ -32,7 +32,6 @@ HEAD = re.compile(
 )
 """An asymptotic operator with optional subscript and size command, up to its opening parenthesis."""
 
-NOTATIONS = ("O", "Omega", "Theta", "o", "omega", "soft-O", "soft-Omega", "rate")
 _SYMBOL = {"O": "O", "Omega": "Omega", "Theta": "Theta", "o": "o", "omega": "omega",
            "soft-O": "O~", "soft-Omega": "Omega~", "soft-Theta": "Theta~"}
 
