@@ -2,7 +2,8 @@
 
 One JSON object per abstract: ``id``, ``entities`` (start, end, text, label, canonical), ``relations``
 (head, tail, label: indices into ``entities``), ``bounds`` (start, end, text, notation, expression,
-quantity, subject, role, improves_on: an index into ``bounds`` or null).  Relations whose subject is
+quantity, subject, role, improves_on: an index into ``bounds`` or null; plus kind, quantity_detail,
+unicode, variables, parsed and subject_entity, an index into ``entities`` or null).  Relations whose subject is
 the paper itself (PROPOSES, ADDRESSES) have no head entity and go to ``paper_relations`` (tail, label).
 """
 
@@ -39,6 +40,7 @@ def to_contract(x: Extraction) -> dict[str, Any]:
                 "subject": b.subject,
                 "role": b.role,
                 "improves_on": b.improves_on,
+                "subject_entity": b.subject_entity,
                 "kind": b.kind,
                 "quantity_detail": b.quantity_detail,
                 "unicode": b.unicode,

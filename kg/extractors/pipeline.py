@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+from dataclasses import replace
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 
@@ -63,14 +64,23 @@ def load_pipeline(name: str = "rules.v1", model: str = DEFAULT_MODEL) -> Languag
         ) from exc
 
 
-def doc_to_extraction(doc: Doc, abstract_id: str, extractor: str) -> Extraction:
-    """Read the components' Doc extensions into a plain ``Extraction`` record."""
+def doc_to_extraction(doc: Doc, abstract: Abstract, extractor: str) -> Extraction:
+    """Read the components' Doc extensions into a plain ``Extraction`` record.
+
+    The Doc holds the cleaned text (same length); surfaces are re-read from the abstract as given,
+    so ``abstract.text[start:end] == text`` holds even where markup was blanked.
+    """
+    text = abstract.text
+
+    def original(span):
+        return span if text[span.start : span.end] == span.text else replace(span, text=text[span.start : span.end])
+
     return Extraction(
-        abstract_id=abstract_id,
+        abstract_id=abstract.id,
         extractor=extractor,
-        entities=tuple(doc._.kg_mentions),
+        entities=tuple(original(m) for m in doc._.kg_mentions),
         relations=tuple(doc._.kg_relations),
-        bounds=tuple(doc._.bounds),
+        bounds=tuple(original(b) for b in doc._.bounds),
     )
 
 
@@ -88,15 +98,11 @@ def extract(
     """
     if jobs <= 1:
         nlp = load_pipeline(extractor, model)
-        stream = ((clean_for_nlp(a.text), a.id) for a in abstracts)
-        for doc, abstract_id in nlp.pipe(stream, as_tuples=True, batch_size=batch_size):
-            yield doc_to_extraction(_restore(doc), abstract_id, extractor)
+        stream = ((clean_for_nlp(a.text), a) for a in abstracts)
+        for doc, abstract in nlp.pipe(stream, as_tuples=True, batch_size=batch_size):
+            yield doc_to_extraction(doc, abstract, extractor)
         return
     yield from _extract_parallel(abstracts, extractor, model, jobs, batch_size)
-
-
-def _restore(doc: Doc) -> Doc:
-    return doc
 
 
 def _extract_parallel(abstracts: Iterable[Abstract], extractor: str, model: str, jobs: int, batch_size: int) -> Iterator[Extraction]:

@@ -78,3 +78,11 @@ def test_offsets_parallel_extraction_matches_serial(seed_abstracts) -> None:
     serial = list(extract(seed_abstracts[:8]))
     parallel = list(extract(seed_abstracts[:8], jobs=2, batch_size=2))
     assert parallel == serial
+
+
+def test_offsets_surfaces_are_read_from_the_original_text() -> None:
+    text = "We propose **Equilibrium Propagation** (EP) and show EP scales as O(n^2 log n) time on ImageNet."
+    [x] = list(extract([Abstract("md", text)]))
+    _check(text, x)
+    assert "**" in text and any(m.text == "EP" for m in x.entities)
+    assert [b.text for b in x.bounds] == ["O(n^2 log n)"]
