@@ -264,10 +264,10 @@ def load(
     """
     if batch_size < 1:
         raise SinkError(f"batch_size must be at least 1, got {batch_size}")
-    nodes = node_rows(graph)
-    _check_endpoints(graph)
     seconds: dict[str, float] = {}
     with _clear_errors(uri, user, database), _driver(uri, user, password, retry_seconds) as driver:
+        nodes = node_rows(graph)
+        _check_edges(graph)
         t = time.perf_counter()
         driver.verify_connectivity()
         with driver.session(database=database) as session:
@@ -312,9 +312,11 @@ def _run_batch(tx: neo4j.ManagedTransaction, query: str, batch: Sequence[Any]) -
     return {record["id"]: record["eid"] for record in tx.run(query, rows=batch)}
 
 
-def _check_endpoints(graph: GraphDocument) -> None:
+def _check_edges(graph: GraphDocument) -> None:
+    """Refuse unknown types and dangling edges before anything is written."""
     ids = {node.id for node in graph.nodes}
     for edge in graph.edges:
+        check_edge_type(edge.type)
         for end in (edge.source, edge.target):
             if end not in ids:
                 raise SinkError(f"edge {edge.key!r} names node {end!r}, which is not in the graph")

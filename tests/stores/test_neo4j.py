@@ -342,3 +342,25 @@ def test_neo4j_count_covers_only_allow_list(db, tiny_graph):
     nodes, rels = _counts(db)
     assert set(nodes) <= set(NODE_LABELS) and set(rels) <= set(EDGE_TYPES)
     assert nodes["Paper"] == 3 and rels["MENTIONS"] == 5
+
+
+@pytest.mark.parametrize(
+    ("graph", "message"),
+    [
+        (GraphDocument((Node("thing:x", "Thing", "x"),), ()), r"unknown node label 'Thing'; known: Paper"),
+        (
+            GraphDocument((Node("method:a", "Method", "a"),), (Edge("method:a", "method:b", "USES"),)),
+            r"edge 'method:a\|USES\|method:b' names node 'method:b', which is not in the graph",
+        ),
+        (
+            GraphDocument((Node("method:a", "Method", "a"),), (Edge("method:a", "method:a", "LIKES"),)),
+            r"unknown edge type 'LIKES'",
+        ),
+    ],
+)
+def test_neo4j_bad_graph_is_refused_before_any_write(graph, message):
+    """Names outside the allow-list never reach query text; no server is contacted (port 1 is closed)."""
+    from kg.stores import neo4j as sink
+
+    with pytest.raises(SinkError, match=message):
+        sink.load(graph, "bolt://127.0.0.1:1", progress=False)
