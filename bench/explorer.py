@@ -77,7 +77,7 @@ def synthetic(n: int, *, seed: int = 0) -> GraphDocument:
         supporters[eid].add(pid)
     nodes = [Node(pid, "Paper", f"Paper {pid}", papers=(pid,), mentions=1,
                   properties={"title": f"On {' '.join(rnd.choices(WORDS, k=6))}", "year": 2026, "venue": "ICLR",
-                              "url": f"https://openreview.net/forum?id={pid[6:]}", "text": " ".join(sentences[pid])})
+                              "url": f"https://openreview.net/forum?id={pid[6:]}", "abstract": " ".join(sentences[pid])})
              for pid in papers]
     nodes += [Node(eid, label, name, aliases=(name.upper(),), papers=tuple(sorted(supporters[eid])),
                    mentions=len(supporters[eid])) for eid, label, name in entities]

@@ -21,8 +21,8 @@ from kg.viz.layout import layout
 MAX_EVIDENCE_PER_EDGE = 20
 """Evidence kept per edge; the details panel says how many more there are."""
 
-PAPER_FIELDS = ("title", "year", "venue", "primaryArea", "decision", "url", "text")
-BOUND_FIELDS = ("text", "expression", "unicode", "notation", "quantity", "role")
+PAPER_FIELDS = ("title", "year", "venue", "primaryArea", "decision", "url", "authors", "abstract")
+BOUND_FIELDS = ("text", "expression", "unicode", "notation", "quantity", "quantityDetail", "role", "subject")
 
 
 def build_payload(
@@ -163,7 +163,7 @@ def _ego(adjacency: dict[str, set[str]], start: str, hops: int) -> dict[str, int
 
 def _props(node: Node) -> dict[str, Any]:
     fields = PAPER_FIELDS if node.label == "Paper" else BOUND_FIELDS if node.label == "Bound" else ()
-    return {f: node.properties[f] for f in fields if node.properties.get(f) not in (None, "")}
+    return {f: node.properties[f] for f in fields if node.properties.get(f) not in (None, "", [])}
 
 
 class _Tables:

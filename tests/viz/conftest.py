@@ -41,7 +41,7 @@ def _ev(paper: str, sentence: str, mention: str) -> Evidence:
 
 def _paper(pid: str, title: str, year: int, text: str, url: str) -> Node:
     props = {"title": title, "year": year, "venue": "ICLR", "primaryArea": "learning", "decision": "Accept",
-             "url": url, "text": text}
+             "url": url, "abstract": text, "authors": ["A. Author", "B. <i>Author</i>"]}
     return Node(pid, "Paper", title, papers=(pid,), mentions=1, properties=props)
 
 

@@ -134,6 +134,8 @@ def test_explorer_hostile_text_is_inert(overview):
     assert page.inner_text("#details h2").startswith("<img src=x onerror=")
     page.evaluate("(i) => window.kgExplorer.focusNode(i)", _index(page, "paper:evil"))
     assert page.inner_text("#details .abstract") == HOSTILE_ABSTRACT
+    assert page.inner_text("#details .authors") == "A. Author, B. <i>Author</i>"
+    assert page.locator("#details i, #details b, #details script").count() == 0
     assert page.inner_text("#details h2") == "<script>window.__pwned=6</script>Evil"
     assert page.locator("#details .url").inner_text() == "javascript:window.__pwned=5"
     # the evidence sentence (the whole hostile abstract) is text too, with its mention marked

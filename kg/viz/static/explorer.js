@@ -34,7 +34,7 @@
   const graph = new Graph({ multi: true, type: "directed", allowSelfLoops: false });
   for (const n of nodes) {
     graph.addNode(String(n.i), {
-      x: n.x, y: n.y, label: n.label === "Bound" ? boundText(n) : n.name, color: data.style[n.label].color,
+      x: n.x, y: n.y, label: short(n.label === "Bound" ? boundText(n) : n.name), color: data.style[n.label].color,
       size: 2.5 + 1.6 * Math.log2(1 + Math.max(n.support, incident[n.i].length / 4)),
       type: data.style[n.label].shape === "square" ? "square" : "circle",
     });
@@ -62,7 +62,7 @@
     // while the user drags or zooms a large view, skip what costs most per frame
     hideEdgesOnMove: edges.length > 5000,
     hideLabelsOnMove: nodes.length > 2000,
-    labelRenderedSizeThreshold: nodes.length < 300 ? 0 : 7,
+    labelRenderedSizeThreshold: nodes.length < 1000 ? 0 : 7,
     zIndex: true,
     nodeReducer: (key, attrs) => {
       const i = Number(key);
@@ -148,6 +148,8 @@
     b.addEventListener("click", () => focusNode(j));
     return b;
   }
+  // canvas labels are cut short; the details panel shows the whole name
+  function short(text) { return text.length > 48 ? `${text.slice(0, 47)}…` : text; }
   function boundText(n) { return n.props.unicode || n.props.expression || n.props.text || n.name; }
 
   // ---- details panel -------------------------------------------------------------------------
@@ -187,13 +189,15 @@
         const a = el("a", "Open paper"); a.href = href; a.target = "_blank"; a.rel = "noopener noreferrer";
         box.appendChild(a);
       } else if (p.url) box.appendChild(el("p", p.url, "url"));
-      if (p.text) { box.appendChild(el("h3", "Abstract")); box.appendChild(el("p", p.text, "abstract")); }
+      if (p.authors) box.appendChild(el("p", p.authors.join(", "), "authors"));
+      if (p.abstract) { box.appendChild(el("h3", "Abstract")); box.appendChild(el("p", p.abstract, "abstract")); }
     }
     if (n.label === "Bound") {
       const p = n.props;
       const ul = el("ul", null, "bound-facts");
       for (const [k, v] of [["as written", p.text], ["normalised", p.expression], ["notation", p.notation],
-        ["quantity", p.quantity], ["role", p.role]]) if (v) ul.appendChild(el("li", `${k}: ${v}`));
+        ["quantity", p.quantityDetail && p.quantityDetail !== p.quantity ? `${p.quantity} (${p.quantityDetail})` : p.quantity],
+        ["role", p.role], ["about", p.subject]]) if (v) ul.appendChild(el("li", `${k}: ${v}`));
       box.appendChild(ul);
       const improves = incident[i].filter((e) => e.type === "IMPROVES_ON" && e.s === i);
       if (improves.length) {
