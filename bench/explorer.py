@@ -61,12 +61,13 @@ def synthetic(n: int, *, seed: int = 0) -> GraphDocument:
     target_edges = 3 * n
     while len(edges) < target_edges:
         pid = rnd.choice(papers)
-        eid, _label, name = entities[rnd.choices(range(n_entities), cum_weights=cum)[0] if rnd.random() < 0.7
-                                     else rnd.randrange(n_entities)]
+        # every entity is mentioned once (so all n nodes are in the view), then Zipf popularity
+        k = len(edges) if len(edges) < n_entities else rnd.choices(range(n_entities), cum_weights=cum)[0]
+        eid, _label, name = entities[k]
         sentence = rnd.choice(sentences[pid]).rstrip(".") + f" with {name}."
         start = sentence.index(name)
         ev = Evidence(pid, sentence, start, start + len(name), "synthetic", 1.0)
-        if rnd.random() < 0.8:
+        if len(edges) < n_entities or rnd.random() < 0.8:
             key = (pid, "MENTIONS", eid)
         else:
             other = entities[rnd.randrange(n_entities)][0]
