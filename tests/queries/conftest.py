@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import itertools
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ import pytest
 
 from kg.records import GraphDocument
 
+sys.path.insert(0, str(Path(__file__).parent))  # the helper modules beside this file: params, fixture_graph
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "iclr2026.jsonl.gz"
 SLICE = 1000
 

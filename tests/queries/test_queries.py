@@ -1,0 +1,194 @@
+"""Query files, the runner and entity resolution, checked on the hand-made fixture graph."""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+import pytest
+
+from kg import queries
+from kg.errors import QueryNotFound, UnknownEntity
+from kg.queries import post, python
+from kg.queries.spec import parse_header
+
+NAMES = [q.name for q in queries.list_queries()]
+ISSUE_QUERIES = {
+    "methods_for_problem", "problems_for_method", "top_entities", "co_occurring", "papers_for_entity",
+    "paper_profile", "bounds_for_problem", "bound_improvements", "bound_gaps", "outperforms",
+    "datasets_for_method", "methods_on_dataset", "new_in_corpus", "rising_entities", "similar_papers",
+    "connection", "area_overview",
+}
+
+
+def test_queries_cover_the_issue() -> None:
+    assert set(NAMES) == ISSUE_QUERIES
+
+
+def _code(text: str, comment: str) -> str:
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(comment))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_queries_header_matches_parameters(name: str) -> None:
+    query = queries.get(name)
+    declared = {p.name for p in query.params}
+    assert query.summary and query.returns
+    # Cypher binds every declared parameter, and nothing else
+    assert set(re.findall(r"\$(\w+)", _code(query.cypher, "//"))) == declared
+    # SPARQL projects (so that Oxigraph substitutes) every parameter but the row caps the runner applies
+    sparql = _code(query.sparql, "#")
+    projection = sparql[sparql.index("SELECT") : sparql.index("WHERE")]
+    for param in declared - set(queries.LIMIT_PARAMS) - {"top"}:
+        assert f"?{param}" in projection, f"{name}.rq must project ?{param}"
+    # the Python function takes exactly the declared parameters
+    signature = inspect.signature(getattr(python, name))
+    assert list(signature.parameters)[1:] == [p.name for p in query.params]
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("backend", ["python", "embedded"])
+def test_queries_return_declared_columns(name: str, backend: str, fixture_built) -> None:
+    from params import param_sets
+
+    params = param_sets(fixture_built.document)[name][0]
+    rows = queries.run(name, params, backend, graph=fixture_built.graph, store=fixture_built.store)
+    assert rows, f"{name} finds nothing on the fixture"
+    assert all(list(row) == [c.name for c in queries.get(name).returns] for row in rows)
+    types = {"str": str, "int": int, "float": float, "bool": bool, "list": list}
+    for column in queries.get(name).returns:
+        assert all(row[column.name] is None or isinstance(row[column.name], types[column.type]) for row in rows)
+
+
+def test_queries_post_columns_are_declared() -> None:
+    for name, added in post.ADDED.items():
+        assert set(added) <= {c.name for c in queries.get(name).returns}
+
+
+def test_queries_header_rejects_bad_lines() -> None:
+    with pytest.raises(ValueError, match="lacks returns"):
+        parse_header("// name: x\n// summary: y\n// params: -\nRETURN 1")
+    with pytest.raises(ValueError, match="unknown type"):
+        parse_header("# name: x\n# summary: y\n# params: a (Gadget)\n# returns: b\nSELECT")
+
+
+def _run(name: str, fixture_built, **params) -> list[dict]:
+    return queries.run(name, params, "python", graph=fixture_built.graph)
+
+
+@pytest.mark.parametrize(
+    "given,expected",
+    [
+        ("OFL", "problem:online facility location"),  # alias
+        ("online FACILITY location", "problem:online facility location"),  # case
+        ("SGD", "method:stochastic gradient descent"),
+        ("transformers", "model:transformer"),  # plural
+        ("U-Nets", "model:u-net"),  # plural of a hyphenated name
+        ("DiT", "model:diffusion transformer"),
+        ("model:u-net", "model:u-net"),  # an id
+    ],
+)
+def test_queries_resolve_names_and_aliases(fixture_built, given: str, expected: str) -> None:
+    from kg.queries.backends import PythonBackend, SparqlBackend
+    from kg.queries.spec import Param
+
+    param = Param("entity", "entity")
+    for backend in (PythonBackend(fixture_built.graph), SparqlBackend(fixture_built.store)):
+        assert queries.resolve(backend, param, given) == expected
+
+
+def test_queries_resolve_is_type_scoped(fixture_built) -> None:
+    # "competitive ratio" is both a Concept and a Metric; a Metric parameter finds the Metric
+    from kg.queries.backends import PythonBackend
+    from kg.queries.spec import Param
+
+    backend = PythonBackend(fixture_built.graph)
+    assert queries.resolve(backend, Param("m", "Metric"), "Competitive Ratio") == "metric:competitive ratio"
+    assert queries.resolve(backend, Param("c", "Concept"), "Competitive Ratio") == "concept:competitive ratio"
+
+
+@pytest.mark.parametrize("backend", ["python", "embedded"])
+def test_queries_unknown_entity_suggests_names(fixture_built, backend: str) -> None:
+    with pytest.raises(UnknownEntity, match=r"no Problem named 'image generatoin'; did you mean: image generation"):
+        queries.run("methods_for_problem", {"problem": "image generatoin"}, backend,
+                    graph=fixture_built.graph, store=fixture_built.store)
+
+
+def test_queries_errors_name_the_way_out(fixture_built) -> None:
+    g = fixture_built.graph
+    with pytest.raises(QueryNotFound, match="did you mean methods_for_problem"):
+        queries.run("method_for_problem", {}, "python", graph=g)
+    with pytest.raises(QueryNotFound, match="needs parameter 'problem'"):
+        queries.run("methods_for_problem", {}, "python", graph=g)
+    with pytest.raises(QueryNotFound, match="has no parameter colour"):
+        queries.run("top_entities", {"type": "Method", "colour": "red"}, "python", graph=g)
+    with pytest.raises(QueryNotFound, match="must be int"):
+        queries.run("top_entities", {"type": "Method", "limit": "many"}, "python", graph=g)
+    with pytest.raises(QueryNotFound, match="unknown entity type 'Gadget'"):
+        queries.run("top_entities", {"type": "Gadget"}, "python", graph=g)
+    with pytest.raises(QueryNotFound, match="needs store"):
+        queries.run("top_entities", {"type": "Method"}, "embedded")
+
+
+def test_queries_cli_strings_are_converted(fixture_built) -> None:
+    rows = queries.run("top_entities", {"type": "method", "limit": "2"}, "python", graph=fixture_built.graph)
+    assert [r["id"] for r in rows] == ["method:stochastic gradient descent", "method:online rounding"]
+
+
+# Reviewed answers on the fixture (see fixture_graph.py for the story each one checks).
+
+
+def test_queries_methods_for_problem_counts_proposing_papers(fixture_built) -> None:
+    rows = _run("methods_for_problem", fixture_built, problem="OFL")
+    assert [(r["id"], r["abstracts"], r["papers"]) for r in rows] == [
+        ("method:primal-dual algorithm", 2, ["paper:p1", "paper:p2"]),  # stated in p1 and p2
+        ("method:learning-augmented algorithm", 1, ["paper:p3"]),  # stated and proposed in p3
+        ("method:online rounding", 1, ["paper:p2"]),  # p2 proposes it and addresses OFL
+    ]
+
+
+def test_queries_bounds_frontier_and_gaps(fixture_built) -> None:
+    rows = _run("bounds_for_problem", fixture_built, problem="linear regression")
+    assert {r["bound"]: r["frontier"] for r in rows} == {
+        "bound:p4:0": True,  # O(1/T) beats both priors
+        "bound:p4:1": False,
+        "bound:p4:2": False,
+        "bound:p4:3": False,  # a lower bound is never on the (upper) frontier
+    }
+    gaps = {(r["upper"], r["lower"]): r["gap"] for r in _run("bound_gaps", fixture_built)}
+    assert gaps[("bound:p4:0", "bound:p4:3")] == "tight"
+    assert gaps[("bound:p4:1", "bound:p4:3")] == "polynomial"
+    assert gaps[("bound:p2:0", "bound:p3:0")] == "tight"
+
+
+def test_queries_bound_improvement_chains(fixture_built) -> None:
+    rows = _run("bound_improvements", fixture_built)
+    assert [(r["bound"], r["improves_on"], r["chain"]) for r in rows] == [
+        ("bound:p2:0", "bound:p2:1", 1),
+        ("bound:p4:0", "bound:p4:1", 2),
+        ("bound:p4:1", "bound:p4:2", 1),
+    ]
+
+
+def test_queries_connection_breaks_ties_by_id(fixture_built) -> None:
+    rows = _run("connection", fixture_built, a="online facility location", b="image generation")
+    # two paths of two papers: through quantization (p3, p7) and through SGD (p3, p6); ids decide
+    assert [r["id"] for r in rows] == [
+        "problem:online facility location", "paper:p3", "concept:quantization", "paper:p7", "problem:image generation",
+    ]
+    assert _run("connection", fixture_built, a="OFL", b="OFL") == []
+
+
+def test_queries_time_and_similarity(fixture_built) -> None:
+    assert [r["id"] for r in _run("new_in_corpus", fixture_built, type="Method", year=2026)] == [
+        "method:stochastic gradient descent", "method:learning-augmented algorithm",
+    ]
+    rising = _run("rising_entities", fixture_built, type="Method")
+    assert rising[0] == {"entity": "stochastic gradient descent", "id": "method:stochastic gradient descent",
+                         "before": 0, "after": 3, "before_share": 0.0, "after_share": 0.6}
+    similar = _run("similar_papers", fixture_built, paper="Diffusion transformers", k=2)
+    assert [(r["similar"], r["shared"], r["score"]) for r in similar] == [("paper:p7", 4, 0.571429), ("paper:p6", 3, 0.428571)]
+    overview = _run("area_overview", fixture_built, primary_area="learning theory", top=1)
+    assert [(r["section"], r["name"]) for r in overview] == [
+        ("Bound", "error"), ("Method", "stochastic gradient descent"), ("Problem", "Online Facility Location"),
+    ]
