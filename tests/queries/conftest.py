@@ -19,7 +19,7 @@ import pytest
 
 from kg.records import GraphDocument
 
-sys.path.insert(0, str(Path(__file__).parent))  # the helper modules beside this file: params, fixture_graph
+sys.path.insert(0, str(Path(__file__).parent))  # fixture_graph.py beside this file
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "iclr2026.jsonl.gz"
 SLICE = 1000
 

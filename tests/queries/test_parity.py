@@ -7,9 +7,9 @@ equal lists mean equal answers.  The Python functions are the reference.
 from __future__ import annotations
 
 import pytest
-from params import param_sets
 
 from kg import queries
+from kg.queries.samples import param_sets
 
 NAMES = [q.name for q in queries.list_queries()]
 

@@ -49,7 +49,7 @@ def test_queries_header_matches_parameters(name: str) -> None:
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("backend", ["python", "embedded"])
 def test_queries_return_declared_columns(name: str, backend: str, fixture_built) -> None:
-    from params import param_sets
+    from kg.queries.samples import param_sets
 
     params = param_sets(fixture_built.document)[name][0]
     rows = queries.run(name, params, backend, graph=fixture_built.graph, store=fixture_built.store)

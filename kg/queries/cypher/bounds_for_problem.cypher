@@ -1,8 +1,8 @@
 // name: bounds_for_problem
-// summary: Complexity bounds stated about a problem, optionally of one quantity, with the non-dominated frontier marked
-// params: problem (Problem), quantity (str?)
+// summary: Complexity bounds stated about a problem (or a method or model), optionally of one quantity, with the non-dominated frontier marked
+// params: problem (Problem|Method|Model), quantity (str?)
 // returns: bound, expression, unicode, notation, quantity, role, paper, year (int), frontier (bool)
-MATCH (:Problem {id: $problem})<-[:BOUNDS]-(b:Bound)
+MATCH (:Problem|Method|Model {id: $problem})<-[:BOUNDS]-(b:Bound)
 WHERE b.quantity = coalesce($quantity, b.quantity)
 OPTIONAL MATCH (paper:Paper)-[:STATES_BOUND]->(b)
 RETURN b.id AS bound, b.expression AS expression, b.unicode AS unicode, b.notation AS notation,

@@ -1,4 +1,6 @@
-"""Parameters for every canned query, chosen from the graph itself so that each finds something.
+"""Sample parameters for every canned query, chosen from the graph itself so that each finds something.
+
+The parity tests and ``bench/queries.py`` run every query with these on any built graph.
 
 The busiest node of the right kind is picked (most edges of the types the query follows, then
 most papers, then smallest id), so the same rule serves the fixture, the seeds and a corpus slice.
@@ -24,7 +26,8 @@ def param_sets(doc: GraphDocument) -> dict[str, list[dict]]:
 
     def best(labels: tuple[str, ...], *keys: tuple[str, str], skip: tuple[str, ...] = ()) -> str:
         candidates = [n for n in doc.nodes if n.label in labels and n.id not in skip]
-        assert candidates, f"the graph has no {labels} node"
+        if not candidates:
+            raise ValueError(f"the graph has no {' or '.join(labels)} node to sample a parameter from")
         return min(candidates, key=lambda n: (-sum(degree[(*k, n.id)] for k in keys), -n.support, n.id)).id
 
     def name(node_id: str) -> str:
@@ -35,7 +38,7 @@ def param_sets(doc: GraphDocument) -> dict[str, list[dict]]:
     rival = best(METHODS, ("OUTPERFORMS", "out"), ("OUTPERFORMS", "in"))
     dataset = best(("Dataset",), ("EVALUATED_ON", "in"))
     evaluated = best(METHODS, ("EVALUATED_ON", "out"))
-    bounded = best(("Problem",), ("BOUNDS", "in"))
+    bounded = best(("Problem", *METHODS), ("BOUNDS", "in"))
     entity = best(ENTITY_LABELS, ("MENTIONS", "in"))
     other = best(("Problem",), ("MENTIONS", "in"), skip=(entity,))
     rare = max((n for n in doc.nodes if n.label in ENTITY_LABELS), key=lambda n: (-n.support, n.id)).id
