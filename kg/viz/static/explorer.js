@@ -54,7 +54,22 @@
     }
     return true;
   }
+  function neighbourhood(i) {
+    const set = new Set([i]);
+    for (const e of incident[i]) { set.add(e.s); set.add(e.t); }
+    return set;
+  }
   const shown = new Uint8Array(nodes.length);
+  let shownCount = 0;
+  // visibility and focus are settled before sigma exists, so its first render is the final one
+  function applyFilters() {
+    shownCount = 0;
+    for (const n of nodes) { shown[n.i] = visible(n) ? 1 : 0; shownCount += shown[n.i]; }
+    const f = state.hovered ?? state.selected;
+    state.focusSet = f === null ? null : neighbourhood(f);
+  }
+  state.selected = data.view.centre;
+  applyFilters();
 
   const sigma = new Sigma(graph, document.getElementById("graph"), {
     nodeProgramClasses: { circle: NodeCircleProgram, square: NodeSquareProgram },
@@ -81,22 +96,16 @@
     },
   });
 
-  function neighbourhood(i) {
-    const set = new Set([i]);
-    for (const e of incident[i]) { set.add(e.s); set.add(e.t); }
-    return set;
-  }
-
-  function refresh() {
-    let count = 0;
-    for (const n of nodes) { shown[n.i] = visible(n) ? 1 : 0; count += shown[n.i]; }
-    const f = state.hovered ?? state.selected;
-    state.focusSet = f === null ? null : neighbourhood(f);
+  function showStatus() {
     document.getElementById("status").textContent =
-      `${count.toLocaleString()} of ${nodes.length.toLocaleString()} nodes shown` +
+      `${shownCount.toLocaleString()} of ${nodes.length.toLocaleString()} nodes shown` +
       (data.view.total > nodes.length ? ` (graph has ${data.view.total.toLocaleString()})` : "");
-    sigma.refresh({ skipIndexation: true });
     updateLegend();
+  }
+  function refresh() {
+    applyFilters();
+    sigma.refresh({ skipIndexation: true });
+    showStatus();
   }
 
   // ---- DOM helpers: text only ----------------------------------------------------------------
@@ -406,12 +415,8 @@
 
   // ---- start -------------------------------------------------------------------------------------
   syncControls();
-  if (data.view.centre !== null) {
-    document.getElementById("overview").hidden = true;  // the file itself is the ego view
-    state.selected = data.view.centre;
-    showDetails(data.view.centre);
-  }
-  refresh();
+  if (data.view.centre !== null) showDetails(data.view.centre);  // the file itself is the ego view
+  showStatus();
   window.kgExplorer = { sigma, graph, state, nodes, edges, focusNode, egoView, refresh };
   requestAnimationFrame(() => { window.kgPainted = performance.now(); document.body.dataset.ready = "true"; });
 })();
