@@ -15,9 +15,10 @@ from kg.extractors.scierc import extract_scierc, load_pipeline, schema_label, to
 from kg.records import Mention, Relation
 from kg.training.scierc import gold_to_docbin, train
 
-DATA = Path("/work/shared/eval/scierc")
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT.parent / "shared" / "eval" / "scierc"  # ../shared beside the clone, as in CI
 SCORER = DATA.parent / "score_scierc.py"
-MODEL = Path(__file__).resolve().parents[2] / "kg" / "models" / "scierc"
+MODEL = ROOT / "kg" / "models" / "scierc"
 
 TEXT = "We apply a convolutional network to image retrieval on ImageNet ."
 GOLD = {
