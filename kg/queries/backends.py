@@ -95,7 +95,12 @@ class PythonBackend:
 
 
 class SparqlBackend:
-    """The embedded store: a ``pyoxigraph.Store`` holding the ``kg.schema.vocab`` mapping."""
+    """The embedded store: a ``pyoxigraph.Store`` holding the ``kg.schema.vocab`` mapping.
+
+    Oxigraph plans a query without knowing that a substituted variable is bound, so the canned
+    queries anchor on the parameter first and put per-row look-ups in OPTIONAL (a left join is
+    evaluated row by row from its left side); a substituted variable must also be projected.
+    """
 
     name = "embedded"
 
@@ -141,10 +146,14 @@ class SparqlBackend:
         import pyoxigraph as ox
 
         keys = list(dict.fromkeys(keys))
-        text = _SPARQL_NAMED.replace("?KEYS", " ".join(f"?k{i}" for i in range(len(keys))), 1)
-        text = text.replace("?KEYS", ", ".join(f"?k{i}" for i in range(len(keys))))
-        rows = self._select(text, {f"k{i}": ox.Literal(k) for i, k in enumerate(keys)})
-        return [Candidate(r["id"], r["label"], r["name"] or "", r["support"] or 0) for r in rows if r["label"] in labels]
+        names = [f"?k{i}" for i in range(len(keys))]
+        text = _SPARQL_NAMED.replace("?KEYS", " ".join(names), 1).replace("?KEYS", ", ".join(names))
+        subs = {f"k{i}": ox.Literal(k) for i, k in enumerate(keys)}
+        return [
+            Candidate(r["id"], label, r["name"] or "", r["support"] or 0)
+            for label in labels
+            for r in self._select(text, subs | {"cls": ox.NamedNode(v.class_iri(label))})
+        ]
 
     def names(self, labels: Sequence[str]) -> list[str]:
         import pyoxigraph as ox
@@ -168,11 +177,11 @@ SELECT ?n ?label ?name ?support WHERE {
 }"""
 
 _SPARQL_NAMED = """
-SELECT DISTINCT ?KEYS ?id ?label ?name ?support WHERE {
-  ?n skos:prefLabel|skos:altLabel|dcterms:title ?text .
+SELECT DISTINCT ?cls ?KEYS ?id ?name ?support WHERE {
+  ?n a ?cls .
+  { ?n skos:prefLabel ?text } UNION { ?n skos:altLabel ?text } UNION { ?n dcterms:title ?text }
   FILTER(LCASE(STR(?text)) IN (?KEYS))
-  ?n a ?cls ; kg:id ?id . FILTER(STRSTARTS(STR(?cls), STR(kg:)))
-  BIND(STRAFTER(STR(?cls), STR(kg:)) AS ?label)
+  OPTIONAL { ?n kg:id ?id }
   OPTIONAL { ?n skos:prefLabel ?name }
   OPTIONAL { ?n kg:support ?support }
 } ORDER BY ?id"""
