@@ -27,7 +27,7 @@ EXTRACTOR_NAME = "scierc.v1"
 MODEL_HEADS = frozenset(
     """network networks net nets transformer transformers model models llm llms architecture
     architectures encoder encoders decoder decoders autoencoder autoencoders gan gans cnn cnns rnn
-    rnns lstm lstms bert gpt mlp mlps perceptron perceptrons vae vaes resnet backbone backbones
+    rnns lstm lstms vlm vlms bert gpt mlp mlps perceptron perceptrons vae vaes resnet backbone backbones
     classifier classifiers""".split()
 )
 """Head nouns that make a SciERC Method a Model (an architecture or model family)."""
@@ -37,6 +37,7 @@ DATASET_WORDS = frozenset(
 )
 """Words that make a SciERC Material a Dataset."""
 
+_LINKS = frozenset("of in for on with from to by via".split())
 _NAMED = re.compile(r"[A-Z].*[A-Z0-9]|\d")  # ImageNet, CIFAR-10, MNIST, WMT14: a named resource
 
 
@@ -117,16 +118,29 @@ def extract_scierc(
 
 
 def schema_label(mention: Mention) -> str | None:
-    """Graph label of a SciERC mention; ``None`` for Generic mentions, which are dropped."""
+    """Graph label of a SciERC mention; ``None`` for Generic mentions, which are dropped.
+
+    The head noun (last word, ignoring a trailing parenthesised acronym) decides: model heads
+    make Methods a Model, and also bare noun-phrase Tasks such as "large language models (LLMs)",
+    which the SciERC-trained tagger often calls tasks; dataset heads make Methods and Materials
+    a Dataset.
+    """
     label = SCIERC_TO_SCHEMA.get(mention.label)
-    words = mention.canonical.replace("-", " ").split()
+    words = re.sub(r"\s*\([^)]*\)?$", "", mention.canonical).replace("-", " ").split()
     if not words or label is None:
         return None
-    if mention.label == "Method" and (words[-1] in MODEL_HEADS or words[0] in MODEL_HEADS):
+    head = words[-1]
+    if mention.label == "Method" and head in MODEL_HEADS:
+        return "Model"
+    # "aligning language models", "alignment of generative models" stay tasks
+    if mention.label == "Task" and head in MODEL_HEADS and not words[0].endswith("ing") and not _LINKS.intersection(words):
+        return "Model"
+    if mention.label in ("Method", "Material") and head in DATASET_WORDS:
+        return "Dataset"
+    if mention.label == "Method" and words[0] in MODEL_HEADS:
         return "Model"
     if mention.label == "Material":
-        named = _NAMED.search(mention.text) is not None
-        return "Dataset" if named or DATASET_WORDS.intersection(words) else "Concept"
+        return "Dataset" if _NAMED.search(mention.text) is not None else "Concept"
     return label
 
 

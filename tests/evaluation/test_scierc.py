@@ -138,6 +138,13 @@ def mention(text: str, label: str) -> Mention:
         ("BLEU", "Metric", "Metric"),
         ("features", "OtherScientificTerm", "Concept"),
         ("approach", "Generic", None),
+        ("differential handling network (DHNet)", "Method", "Model"),
+        ("Large language models (LLMs)", "Task", "Model"),
+        ("Vision-Language Models (VLMs)", "Method", "Model"),
+        ("VBench-2.0 benchmark", "Method", "Dataset"),
+        ("image deblurring", "Task", "Problem"),
+        ("aligning language models", "Task", "Problem"),
+        ("inference-time alignment of generative models", "Task", "Problem"),
     ],
 )
 def test_scierc_schema_label(text, label, expected):
