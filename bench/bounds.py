@@ -15,6 +15,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from kg.settings import shared_path
 from kg.complexity.expr import to_sympy
 from kg.complexity.latex import latex_to_ascii
 from kg.complexity.parse import parse_bound
@@ -37,7 +38,7 @@ def table(title: str, counts: Counter, total: int) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=Path, default=Path("/work/shared/corpus/iclr2026.jsonl.gz"))
+    parser.add_argument("--corpus", type=Path, default=shared_path("corpus", "iclr2026.jsonl.gz"))
     parser.add_argument("--sample", type=int, default=25)
     parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args()

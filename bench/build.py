@@ -15,11 +15,12 @@ from pathlib import Path
 import click
 import spacy
 
+from kg.settings import shared_path
 import kg
 from kg.corpus import read_abstracts
 from kg.extractors.pipeline import DEFAULT_MODEL
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "iclr2026.jsonl.gz"
+CORPUS = shared_path("corpus", "iclr2026.jsonl.gz")
 
 
 def peak_rss_mb() -> float:

@@ -14,6 +14,7 @@ import time
 from itertools import islice
 from pathlib import Path
 
+from kg.settings import shared_path
 from kg.evaluation.scierc import evaluate_scierc
 from kg.extractors.scierc import extract_scierc, load_pipeline
 
@@ -27,8 +28,8 @@ def read_abstracts(path: Path, n: int) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=500)
-    parser.add_argument("--corpus", type=Path, default=Path("/work/shared/corpus/iclr2026.jsonl.gz"))
-    parser.add_argument("--data", type=Path, default=Path("/work/shared/eval/scierc"))
+    parser.add_argument("--corpus", type=Path, default=shared_path("corpus", "iclr2026.jsonl.gz"))
+    parser.add_argument("--data", type=Path, default=shared_path("eval", "scierc"))
     parser.add_argument("--processes", type=int, nargs="+", default=[1, 2])
     args = parser.parse_args()
     texts = read_abstracts(args.corpus, args.n)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from dataclasses import dataclass
 
 
@@ -31,3 +32,9 @@ class Settings:
         values = {k: v for k, v in env.items() if v is not None}
         values.update({k: v for k, v in flags.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]
+
+
+def shared_path(*parts: str) -> Path:
+    """A path in the shared data folder: ``$KG_SHARED``, else ``../shared`` beside this checkout."""
+    base = os.environ.get("KG_SHARED") or Path(__file__).resolve().parents[2] / "shared"
+    return Path(base, *parts)

@@ -13,9 +13,10 @@ from pathlib import Path
 
 from spacy.language import Language
 
+from kg.settings import shared_path
 from kg.records import Mention, Relation
 
-DEFAULT_DATA = Path("/work/shared/eval/scierc")
+DEFAULT_DATA = shared_path("eval", "scierc")
 
 
 def _prf(tp: int, n_pred: int, n_gold: int) -> dict[str, float]:

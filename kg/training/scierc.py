@@ -6,7 +6,7 @@ dev), and copies the best pipeline into the output directory (by default the pac
 ``kg/models/scierc``) with its dev scores in ``dev_scores.json``.
 
 Example:
-    python -m kg.training.scierc --data /work/shared/eval/scierc
+    python -m kg.training.scierc --data ../shared/eval/scierc
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import spacy
 from spacy.tokens import DocBin
 from spacy.util import filter_spans
 
+from kg.settings import shared_path
 import kg.extractors.relations  # noqa: F401  (registers the kg_relations factory)
 
 REPO = Path(__file__).resolve().parents[2]
@@ -147,7 +148,7 @@ def _parse_value(value: str):
 def main(argv: list[str] | None = None) -> None:
     """Command line: ``python -m kg.training.scierc [--data DIR] [--output DIR] [--limit N]``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=Path("/work/shared/eval/scierc"))
+    parser.add_argument("--data", type=Path, default=shared_path("eval", "scierc"))
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
     parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG)
     parser.add_argument("--limit", type=int, default=None, help="first N abstracts of each split")
