@@ -306,12 +306,12 @@ def test_neo4j_killed_mid_load_then_rerun_is_exact(db):
         if os.environ.get("KG_REQUIRE_NEO4J") == "1":
             pytest.fail("KG_REQUIRE_NEO4J=1 but the server was not started by scripts/neo4j-local")
         pytest.skip("the server was not started by scripts/neo4j-local (no pid file)")
-    graph = synthetic_graph(1200, seed=7)
+    graph = synthetic_graph(500, seed=7)
     outcome: list[BaseException | object] = []
 
     def first_load() -> None:
         try:
-            outcome.append(sink.load(graph, **_kw(db), progress=False, batch_size=100, retry_seconds=1))
+            outcome.append(sink.load(graph, **_kw(db), progress=False, batch_size=50, retry_seconds=1))
         except BaseException as e:  # noqa: BLE001 - handed to the test thread
             outcome.append(e)
 
