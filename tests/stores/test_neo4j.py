@@ -22,11 +22,12 @@ import pytest
 from kg.errors import SinkError
 from kg.records import Edge, Evidence, GraphDocument, Node
 from kg.schema import EDGE_TYPES, NODE_LABELS, edge_properties, node_properties
+from kg.settings import shared_path
 from kg.stores import graph_counts
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "neo4j-local"
-SEEDS = ROOT.parent / "shared" / "seeds"
+SEEDS = shared_path("seeds")
 
 
 def _ev(paper: str, sentence: str, surface: str, rule: str = "rules.v1", confidence: float = 0.9) -> Evidence:
