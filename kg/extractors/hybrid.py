@@ -1,8 +1,8 @@
 """The trained SciERC recogniser and relation model combined with the rules, as one spaCy pipeline.
 
 The trained components (shipped in ``kg/models/scierc``) are sourced into the base English
-pipeline with their encoder copied in (``replace_listeners``), so the parser the rules need and the
-SciERC model share one ``nlp.pipe`` pass.  ``kg_merge`` then combines both:
+pipeline next to their own encoder, so the parser the rules need and the SciERC model share one
+``nlp.pipe`` pass.  ``kg_merge`` then combines both:
 
 * mentions: the rules' high-precision ones (abbreviation pairs, gazetteer, "we propose X") win any
   overlap; otherwise the trained model's spans (mapped onto the schema, Generic dropped) win over
@@ -18,6 +18,7 @@ from importlib.resources import as_file, files
 
 import spacy
 from spacy.language import Language
+from spacy.pipeline.tok2vec import Tok2VecListener
 from spacy.tokens import Doc
 
 from kg.extractors import relations as _relations  # noqa: F401  (registers kg_relations)
@@ -30,13 +31,21 @@ TRUSTED_RULES = ("abbreviation", "gazetteer", "propose")
 
 
 def source_scierc(nlp: Language, model_name: str = "scierc") -> Language:
-    """Add the shipped SciERC recogniser and relation model to ``nlp`` (which has its own tok2vec)."""
+    """Add the shipped SciERC encoder, recogniser and relation model to ``nlp``.
+
+    The trained components listen to their own encoder, renamed ``scierc_tok2vec`` so that it sits
+    beside the base pipeline's ``tok2vec`` (which the parser listens to); one encoder pass serves both.
+    """
     with as_file(files("kg.models") / model_name) as path:
         sci = spacy.load(path)
     for name in ("ner", "relations"):
-        sci.replace_listeners("tok2vec", name, ["model.tok2vec"])
+        for node in sci.get_pipe(name).model.walk():
+            if isinstance(node, Tok2VecListener):
+                node.upstream_name = "scierc_tok2vec"
+    nlp.add_pipe("tok2vec", name="scierc_tok2vec", source=sci)
     nlp.add_pipe("ner", name="scierc_ner", source=sci)
     nlp.add_pipe("relations", name="scierc_relations", source=sci)
+    nlp._link_components()  # bind the renamed listeners to scierc_tok2vec
     return nlp
 
 

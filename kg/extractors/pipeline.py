@@ -51,7 +51,7 @@ EXTRACTORS: dict[str, Callable[[str], Language]] = {
 
 
 @lru_cache(maxsize=4)
-def load_pipeline(name: str = "rules.v1", model: str = DEFAULT_MODEL) -> Language:
+def load_pipeline(name: str = "scierc.v1", model: str = DEFAULT_MODEL) -> Language:
     """Build (once per process) the named extraction pipeline on top of ``model``."""
     if name not in EXTRACTORS:
         raise UnknownName(f"unknown extractor {name!r}; known: {', '.join(sorted(EXTRACTORS))}")
@@ -87,7 +87,7 @@ def doc_to_extraction(doc: Doc, abstract: Abstract, extractor: str) -> Extractio
 def extract(
     abstracts: Iterable[Abstract],
     *,
-    extractor: str = "rules.v1",
+    extractor: str = "scierc.v1",
     model: str = DEFAULT_MODEL,
     jobs: int = 1,
     batch_size: int = 32,
