@@ -7,7 +7,7 @@ SPARQL query relies on this one mapping.
 Shape of the data:
 
 * a node ``n`` is ``<ID/{quote(n.id)}>`` with ``rdf:type kg:{Label}``, ``kg:id``, ``skos:prefLabel``
-  (name), ``skos:altLabel`` (each alias), ``kg:support``, ``kg:mentions`` and ``kg:supportedBy`` (each
+  (name), ``skos:altLabel`` (each alias), ``kg:support``, ``kg:mentionCount`` and ``kg:supportedBy`` (each
   paper IRI); Paper metadata uses ``dcterms:title``, ``dcterms:identifier`` (source id), ``kg:year``,
   ``kg:venue``, ``kg:primaryArea``, ``kg:decision``, ``kg:url``, ``dcterms:subject`` (keywords),
   ``kg:abstract``; any other property ``p`` is ``kg:{p}`` (lists become repeated triples);
@@ -51,6 +51,7 @@ PROPERTY_IRIS: dict[str, str] = {
     "sourceId": DCTERMS + "identifier",
     "keywords": DCTERMS + "subject",
     "papers": KG + "supportedBy",
+    "mentions": KG + "mentionCount",  # kg:mentions is the MENTIONS edge
 }
 """Node properties that map onto shared vocabularies; everything else is ``kg:{name}``."""
 
