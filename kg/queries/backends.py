@@ -193,18 +193,11 @@ def _python(term: Any) -> Any:
     """An RDF term as a plain value; IRIs stay strings (queries select ``kg:id`` when they want ids)."""
     import pyoxigraph as ox
 
+    from kg.stores.rdf import literal_value
+
     if term is None:
         return None
-    if isinstance(term, ox.Literal):
-        dt = term.datatype.value
-        if dt in (v.XSD + "integer", v.XSD + "int", v.XSD + "long"):
-            return int(term.value)
-        if dt in (v.XSD + "double", v.XSD + "decimal", v.XSD + "float"):
-            return float(term.value)
-        if dt == v.XSD + "boolean":
-            return term.value == "true"
-        return term.value
-    return term.value
+    return literal_value(term) if isinstance(term, ox.Literal) else term.value
 
 
 class CypherBackend:

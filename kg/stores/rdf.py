@@ -134,12 +134,17 @@ def to_python(term: Any) -> Any:
     if isinstance(term, ox.NamedNode):
         return v.node_id(term.value)
     if isinstance(term, ox.Literal):
-        dt = term.datatype.value
-        if dt in (v.XSD + "integer", v.XSD + "int", v.XSD + "long"):
-            return int(term.value)
-        if dt in (v.XSD + "double", v.XSD + "decimal", v.XSD + "float"):
-            return float(term.value)
-        if dt == v.XSD + "boolean":
-            return term.value == "true"
-        return term.value
+        return literal_value(term)
     return str(term)
+
+
+def literal_value(term: ox.Literal) -> Any:
+    """A literal as int, float, bool or str by its XSD datatype."""
+    dt = term.datatype.value
+    if dt in (v.XSD + "integer", v.XSD + "int", v.XSD + "long"):
+        return int(term.value)
+    if dt in (v.XSD + "double", v.XSD + "decimal", v.XSD + "float"):
+        return float(term.value)
+    if dt == v.XSD + "boolean":
+        return term.value == "true"
+    return term.value
