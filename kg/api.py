@@ -18,6 +18,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -90,9 +91,8 @@ def build(
 
     started = time.perf_counter()
     report = ReadReport()
-    abstracts = read(sources, on_error=on_error, report=report)
-    if limit is not None:
-        abstracts = abstracts[:limit]
+    # Stop reading at ``limit``: the rest of a large corpus need not be parsed.
+    abstracts = list(islice(read_abstracts(sources, on_error=on_error, report=report), limit))  # type: ignore[arg-type]
     if not abstracts:
         raise BuildError("no abstracts to build from (every record was empty, a placeholder or skipped)")
     extractions = list(extract(abstracts, extractor=extractor, model=model, jobs=jobs, progress=progress))
