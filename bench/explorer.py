@@ -64,9 +64,9 @@ def synthetic(n: int, *, seed: int = 0) -> GraphDocument:
         # every entity is mentioned once (so all n nodes are in the view), then Zipf popularity
         k = len(edges) if len(edges) < n_entities else rnd.choices(range(n_entities), cum_weights=cum)[0]
         eid, _label, name = entities[k]
-        sentence = rnd.choice(sentences[pid]).rstrip(".") + f" with {name}."
-        start = sentence.index(name)
-        ev = Evidence(pid, sentence, start, start + len(name), "synthetic", 1.0)
+        j = rnd.randrange(len(sentences[pid]))
+        offset = sum(len(s) + 1 for s in sentences[pid][:j])  # the abstract joins sentences with spaces
+        ev = Evidence(pid, offset, offset + 12, offset, offset + len(sentences[pid][j]), "synthetic", 1.0)
         if len(edges) < n_entities or rnd.random() < 0.8:
             key = (pid, "MENTIONS", eid)
         else:

@@ -251,13 +251,19 @@ class Graph:
         return candidates[0]
 
     def evidence(self, entity: str, type: str | None = None) -> list[dict[str, Any]]:
-        """Every sentence in which a paper mentions the entity, with the mention's offsets."""
+        """Every sentence in which a paper mentions the entity, with the mention's offsets.
+
+        ``start``/``end`` and ``sentence_start`` index the paper's abstract, so the mention inside
+        ``sentence`` is ``sentence[start - sentence_start : end - sentence_start]``.
+        """
         node = self.find(entity, type)
+        abstracts = {n.id: n.properties.get("abstract", "") for n in self.papers()}
         rows = []
         for edge in self.document.edges:
             if edge.target == node.id and edge.type == "MENTIONS":
                 rows.extend(
-                    {"paper": e.paper, "sentence": e.sentence, "start": e.start, "end": e.end, "rule": e.rule}
+                    {"paper": e.paper, "sentence": e.sentence_in(abstracts.get(e.paper, "")), "start": e.start,
+                     "end": e.end, "sentence_start": e.sentence_start, "rule": e.rule}
                     for e in edge.evidence
                 )
         return rows

@@ -101,19 +101,24 @@ class Extraction:
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
-    """Where one paper supports a node or an edge: the sentence and the span in it.
+    """Where one paper supports a node or an edge: a span and the sentence around it.
 
-    ``start``/``end`` index ``sentence``; ``sentence_start`` is the sentence's offset in the abstract,
-    so ``sentence_start + start`` indexes the abstract as read.
+    All four offsets index the paper's abstract as read.  The sentence is not copied here: the
+    Paper node holds the abstract once, and ``sentence_in`` slices it, so a graph of half a million
+    evidence spans does not repeat its sentences half a million times.
     """
 
     paper: str
-    sentence: str
     start: int
     end: int
+    sentence_start: int
+    sentence_end: int
     rule: str
     confidence: float
-    sentence_start: int = 0
+
+    def sentence_in(self, abstract: str) -> str:
+        """The evidence sentence, given the text of the paper's abstract."""
+        return abstract[self.sentence_start : self.sentence_end]
 
 
 @dataclass(frozen=True, slots=True)

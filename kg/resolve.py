@@ -63,7 +63,7 @@ def build_graph(pairs: Iterable[tuple[Abstract, Extraction]]) -> GraphDocument:
 
     node_records = tuple(acc.to_node(nid) for nid, acc in sorted(nodes.items()))
     edge_records = tuple(
-        Edge(source, target, etype, tuple(sorted(set(ev), key=lambda e: (e.paper, e.sentence_start + e.start, e.rule))))
+        Edge(source, target, etype, tuple(sorted(set(ev), key=lambda e: (e.paper, e.start, e.end, e.rule))))
         for (source, etype, target), ev in sorted(edges.items(), key=lambda kv: f"{kv[0][0]}|{kv[0][1]}|{kv[0][2]}")
     )
     return GraphDocument(node_records, edge_records)
@@ -139,15 +139,7 @@ class _NodeAcc:
 def _evidence(abstract: Abstract, start: int, end: int, s_start: int, s_end: int, rule: str, confidence: float) -> Evidence:
     if not (s_start <= start and end <= s_end):
         s_start, s_end = start, end
-    return Evidence(
-        paper=node_id("Paper", abstract.id),
-        sentence=abstract.text[s_start:s_end],
-        start=start - s_start,
-        end=end - s_start,
-        rule=rule,
-        confidence=round(confidence, 3),
-        sentence_start=s_start,
-    )
+    return Evidence(node_id("Paper", abstract.id), start, end, s_start, s_end, rule, round(confidence, 3))
 
 
 def _paper_name(abstract: Abstract) -> str:

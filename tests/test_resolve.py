@@ -51,3 +51,20 @@ def test_resolve_canonical_forms() -> None:
     assert canonical("training strategies") == "training strategy"
     assert canonical("LLMs") == canonical("LLM") == "llm"
     assert canonical("loss") == "loss"
+
+
+def test_seed_evidence_offsets_index_the_paper_abstract(seeds_graph) -> None:
+    """Evidence keeps offsets only: the mention lies inside its sentence, both sliced from the abstract."""
+    abstracts = {n.id: n.properties["abstract"] for n in seeds_graph.nodes if n.label == "Paper"}
+    names = {n.id: {n.name, *n.aliases} for n in seeds_graph.nodes}
+    checked = 0
+    for edge in seeds_graph.edges:
+        for ev in edge.evidence:
+            text = abstracts[ev.paper]
+            assert 0 <= ev.sentence_start <= ev.start < ev.end <= ev.sentence_end <= len(text)
+            if edge.type == "MENTIONS":
+                surface = " ".join(text[ev.start : ev.end].split())
+                assert surface in names[edge.target], (edge.key, surface)
+                assert ev.sentence_in(text).strip()
+                checked += 1
+    assert checked > 500

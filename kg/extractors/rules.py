@@ -120,13 +120,13 @@ class RuleExtractor:
             matcher.add(row["label"], [nlp.make_doc(pattern)])
 
     def __call__(self, doc: Doc) -> Doc:
-        candidates = self._candidates(doc)
-        mentions = _select(candidates)
+        text = doc.text  # Doc.text joins every token on each access: read it once
+        mentions = _select(self._candidates(doc, text))
         doc._.kg_mentions = tuple(mentions)
-        doc._.kg_relations = tuple(_relations(doc, mentions))
+        doc._.kg_relations = tuple(_relations(text, mentions))
         return doc
 
-    def _candidates(self, doc: Doc) -> list[tuple[int, Mention]]:
+    def _candidates(self, doc: Doc, text: str) -> list[tuple[int, Mention]]:
         """(priority, mention) pairs; lower priority numbers win overlaps."""
         found: list[tuple[int, Mention]] = []
         for abbr in getattr(doc._, "abbreviations", ()):
@@ -136,42 +136,42 @@ class RuleExtractor:
             label = label_by_head(long_span[-1].text) or "Method"
             aliases = (abbr.long, abbr.short)
             name = canonical(abbr.long)
-            found.append((0, _mention(doc, abbr.long_start, abbr.long_end, label, name, "abbreviation.long", 0.8, aliases)))
-            found.append((0, _mention(doc, abbr.short_start, abbr.short_end, label, name, "abbreviation.short", 0.8, aliases)))
-            for match in re.finditer(rf"(?<![\w-]){re.escape(abbr.short)}(?![\w-])", doc.text):
+            found.append((0, _mention(doc, text, abbr.long_start, abbr.long_end, label, name, "abbreviation.long", 0.8, aliases)))
+            found.append((0, _mention(doc, text, abbr.short_start, abbr.short_end, label, name, "abbreviation.short", 0.8, aliases)))
+            for match in re.finditer(rf"(?<![\w-]){re.escape(abbr.short)}(?![\w-])", text):
                 if match.start() != abbr.short_start:
-                    found.append((1, _mention(doc, match.start(), match.end(), label, name, "abbreviation.reuse", 0.7, aliases)))
+                    found.append((1, _mention(doc, text, match.start(), match.end(), label, name, "abbreviation.reuse", 0.7, aliases)))
         for matcher in (self.exact, self.lower):
             for match_id, start, end in matcher(doc):
                 span = doc[start:end]
                 label = doc.vocab.strings[match_id]
-                found.append((2, _mention(doc, span.start_char, span.end_char, label, canonical(span.text), "gazetteer", 0.9)))
+                found.append((2, _mention(doc, text, span.start_char, span.end_char, label, canonical(span.text), "gazetteer", 0.9)))
         for token in doc:
             if token.lemma_.lower() in PROPOSE_VERBS and token.pos_ == "VERB":
                 for obj in token.children:
                     if obj.dep_ in ("dobj", "obj"):
-                        found.extend((1, m) for m in _proposed(doc, obj))
+                        found.extend((1, m) for m in _proposed(doc, text, obj))
             if NAME_LIKE.match(token.text) and token.text not in NOT_NAMES and token.pos_ in ("PROPN", "NOUN", "ADJ", "VERB", "X"):
                 nxt = token.nbor(1) if token.i + 1 < len(doc) else None
                 label = label_by_head(nxt.text) if nxt is not None and nxt.dep_ != "punct" else None
-                found.append((3, _mention(doc, token.idx, token.idx + len(token), label or "Method", canonical(token.text), "name", 0.5)))
+                found.append((3, _mention(doc, text, token.idx, token.idx + len(token), label or "Method", canonical(token.text), "name", 0.5)))
         for chunk in doc.noun_chunks:
             trimmed = _trim(chunk)
             if trimmed is None:
                 continue
             label = label_by_head(trimmed[-1].text)
             if label:
-                found.append((4, _mention(doc, trimmed.start_char, trimmed.end_char, label, canonical(trimmed.text), "noun_chunk.head", 0.6)))
+                found.append((4, _mention(doc, text, trimmed.start_char, trimmed.end_char, label, canonical(trimmed.text), "noun_chunk.head", 0.6)))
         return found
 
 
-def _mention(doc: Doc, start: int, end: int, label: str, name: str, rule: str, confidence: float, aliases: tuple[str, ...] = ()) -> Mention:
+def _mention(doc: Doc, text: str, start: int, end: int, label: str, name: str, rule: str, confidence: float, aliases: tuple[str, ...] = ()) -> Mention:
     sent = doc.char_span(start, end, alignment_mode="expand")
     sentence = sent.sent if sent is not None else doc[:]
     return Mention(
         start=start,
         end=end,
-        text=doc.text[start:end],
+        text=text[start:end],
         label=label,
         canonical=name,
         sentence_start=sentence.start_char,
@@ -195,20 +195,20 @@ def _trim(span: Span) -> Span | None:
     return trimmed
 
 
-def _proposed(doc: Doc, obj) -> list[Mention]:
+def _proposed(doc: Doc, text: str, obj) -> list[Mention]:
     """The thing a "we propose X" sentence names: an apposed or called-name, else the trimmed object chunk."""
     found = []
     for child in obj.subtree:
         if (child.dep_ == "appos" and (child.pos_ == "PROPN" or NAME_LIKE.match(child.text))) or (child.head.lemma_ in {"call", "name", "term", "dub"} and child.dep_ in ("oprd", "xcomp", "attr", "dobj")):
             name = doc[child.left_edge.i : child.right_edge.i + 1] if child.dep_ != "appos" else doc[child.i : child.i + 1]
             label = label_by_head(obj.text) or "Method"
-            found.append(_mention(doc, name.start_char, name.end_char, label, canonical(name.text), "propose.named", 0.8))
+            found.append(_mention(doc, text, name.start_char, name.end_char, label, canonical(name.text), "propose.named", 0.8))
     chunk = next((c for c in doc.noun_chunks if c.root == obj), None)
     trimmed = _trim(chunk) if chunk is not None else None
     if trimmed is not None:
         label = label_by_head(trimmed[-1].text)
         if label in ("Method", "Model"):
-            found.append(_mention(doc, trimmed.start_char, trimmed.end_char, label, canonical(trimmed.text), "propose.object", 0.7))
+            found.append(_mention(doc, text, trimmed.start_char, trimmed.end_char, label, canonical(trimmed.text), "propose.object", 0.7))
     return found
 
 
@@ -224,7 +224,7 @@ def _select(candidates: list[tuple[int, Mention]]) -> list[Mention]:
     return sorted(chosen, key=lambda m: (m.start, m.end))
 
 
-def _relations(doc: Doc, mentions: list[Mention]) -> list[Relation]:
+def _relations(text: str, mentions: list[Mention]) -> list[Relation]:
     """Paper- and sentence-level relations from the mentions and cue words."""
     relations: list[Relation] = []
     proposed = [i for i, m in enumerate(mentions) if ":propose" in m.rule]
@@ -247,7 +247,7 @@ def _relations(doc: Doc, mentions: list[Mention]) -> list[Relation]:
     for i, m in enumerate(mentions):
         by_sentence.setdefault((m.sentence_start, m.sentence_end), []).append(i)
     for (s, e), members in by_sentence.items():
-        sentence = doc.text[s:e]
+        sentence = text[s:e]
         subjects = [i for i in members if i in proposed and mentions[i].label in ("Method", "Model")]
         problems = [i for i in members if mentions[i].label == "Problem"]
         for p in problems:

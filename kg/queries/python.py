@@ -106,7 +106,8 @@ def papers_for_entity(g: nx.MultiDiGraph, entity: str, limit: int = 100) -> list
     for paper, data in _in(g, entity, "MENTIONS"):
         p = g.nodes[paper]
         rows.append(
-            {"paper": paper, "title": p.get("title"), "year": p.get("year"), "sentences": sorted(set(data["sentences"]))}
+            {"paper": paper, "title": p.get("title"), "year": p.get("year"),
+             "sentences": sorted({p.get("abstract", "")[s:e] for s, e in zip(data["sentenceStarts"], data["sentenceEnds"])})}
         )
     rows.sort(key=lambda r: (-(r["year"] or 0), r["paper"]))
     return rows[:limit]

@@ -70,15 +70,18 @@ def node_properties(node) -> dict:
 
 
 def edge_properties(edge) -> dict:
-    """Flat property map of an edge: support, papers and per-evidence parallel lists."""
+    """Flat property map of an edge: support, papers and per-evidence parallel lists.
+
+    Evidence offsets index the paper's ``abstract`` property; the sentence text is sliced from it.
+    """
     ev = edge.evidence
     props = {
         "key": edge.key,
         "support": edge.support,
         "papers": list(edge.papers),
         "evidencePapers": [e.paper for e in ev],
-        "sentences": [e.sentence for e in ev],
         "sentenceStarts": [e.sentence_start for e in ev],
+        "sentenceEnds": [e.sentence_end for e in ev],
         "starts": [e.start for e in ev],
         "ends": [e.end for e in ev],
         "rules": [e.rule for e in ev],

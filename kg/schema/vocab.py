@@ -14,8 +14,9 @@ Shape of the data:
 * an edge is a direct triple ``<src> kg:{camelType} <tgt>`` (``kg:addresses``, ``kg:statesBound`` ...)
   plus a qualified ``kg:Edge`` resource ``<ID/edge/{sha1(key)}>`` with ``kg:source``, ``kg:target``,
   ``kg:edgeType``, ``kg:support``, ``kg:supportedBy`` and one ``kg:evidence`` node per supporting
-  mention (``prov:Entity`` with ``kg:paper``, ``kg:sentence``, ``kg:start``, ``kg:end``, ``kg:rule``,
-  ``kg:confidence``).
+  mention (``prov:Entity`` with ``kg:paper``, ``kg:start``, ``kg:end``, ``kg:sentenceStart``,
+  ``kg:sentenceEnd``, ``prov:wasGeneratedBy`` (rule) and ``kg:confidence``).  Offsets index the paper's
+  ``kg:abstract``: sentences are sliced from it, never repeated per evidence.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from kg.schema import edge_properties, node_properties
 
 _NODE_FIELDS = frozenset({"id", "name", "aliases", "papers", "support", "mentions", "label"})
 _EDGE_FIELDS = frozenset(
-    {"key", "support", "papers", "evidencePapers", "sentences", "sentenceStarts", "starts", "ends", "rules", "confidences", "type"}
+    {"key", "support", "papers", "evidencePapers", "sentenceStarts", "sentenceEnds", "starts", "ends", "rules", "confidences", "type"}
 )
 
 
@@ -46,9 +46,9 @@ def from_networkx(g: nx.MultiDiGraph) -> GraphDocument:
     edges = []
     for source, target, data in g.edges(data=True):
         evidence = tuple(
-            Evidence(p, s, st, en, r, c, ss)
-            for p, s, ss, st, en, r, c in zip(
-                data["evidencePapers"], data["sentences"], data["sentenceStarts"], data["starts"], data["ends"], data["rules"], data["confidences"]
+            Evidence(*fields)
+            for fields in zip(
+                data["evidencePapers"], data["starts"], data["ends"], data["sentenceStarts"], data["sentenceEnds"], data["rules"], data["confidences"]
             )
         )
         props = {k: v for k, v in data.items() if k not in _EDGE_FIELDS}

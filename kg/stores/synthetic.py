@@ -2,7 +2,7 @@
 
 Real builds need the extractor and the corpus; loading tests (the killed-server test) and
 ``bench/neo4j_load.py`` need many rows with the same mix of labels, types, list properties and
-long evidence sentences, in seconds. Entity reuse follows a skewed draw, as names do in abstracts.
+evidence offsets into a real-length abstract, in seconds. Entity reuse follows a skewed draw, as names do in abstracts.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import random
 
 from kg.records import ENTITY_LABELS, Edge, Evidence, GraphDocument, Node
 
+SENTENCE = "In this paper we study an entity and show a result about it with a long sentence of context. "
 _ENTITY_EDGES = ("USES", "EVALUATED_ON", "MEASURED_BY", "OUTPERFORMS", "IS_A", "PART_OF", "COMPARED_WITH")
 
 
@@ -40,8 +41,8 @@ def synthetic_graph(papers: int, seed: int = 0) -> GraphDocument:
         return nid
 
     def evidence(paper: str, i: int) -> Evidence:
-        sentence = f"In this paper we study entity {i} and show a result about it with a long sentence of context."
-        return Evidence(paper, sentence, 3, 16, "synthetic.v1", round(0.5 + rng.random() / 2, 3), 40 * i)
+        start = i * len(SENTENCE)
+        return Evidence(paper, start + 3, start + 16, start, start + len(SENTENCE) - 1, "synthetic.v1", round(0.5 + rng.random() / 2, 3))
 
     def add_edge(source: str, target: str, edge_type: str, paper: str, i: int) -> None:
         key = f"{source}|{edge_type}|{target}"
@@ -53,7 +54,7 @@ def synthetic_graph(papers: int, seed: int = 0) -> GraphDocument:
         pid = f"paper:p{p:07d}"
         nodes[pid] = Node(
             pid, "Paper", f"Paper {p}", papers=(pid,),
-            properties={"title": f"Paper {p}", "year": 2026, "venue": "ICLR", "keywords": ["graphs", "bounds"]},
+            properties={"title": f"Paper {p}", "year": 2026, "venue": "ICLR", "keywords": ["graphs", "bounds"], "abstract": SENTENCE * 4},
         )
         ents = [entity() for _ in range(4)]
         for i, e in enumerate(ents):

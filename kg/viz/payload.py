@@ -186,8 +186,11 @@ class _Tables:
         return self._paper_index[paper_id]
 
     def evidence(self, ev: Evidence) -> list[int]:
-        if ev.sentence not in self._sentence_index:
-            self._sentence_index[ev.sentence] = len(self.sentences)
-            self.sentences.append(ev.sentence)
-        return [self._sentence_index[ev.sentence], ev.start, ev.end, self.paper(ev.paper)]
+        """[sentence index, mention start and end within that sentence, paper index]."""
+        paper = self._by_id.get(ev.paper)
+        sentence = ev.sentence_in(paper.properties.get("abstract", "") if paper is not None else "")
+        if sentence not in self._sentence_index:
+            self._sentence_index[sentence] = len(self.sentences)
+            self.sentences.append(sentence)
+        return [self._sentence_index[sentence], ev.start - ev.sentence_start, ev.end - ev.sentence_start, self.paper(ev.paper)]
 

@@ -99,42 +99,49 @@ BOUNDS = [
 ]
 
 
-def _evidence(paper: str, text: str, n: int = 0) -> Evidence:
+def _evidence(abstracts: dict[str, list[str]], paper: str, text: str) -> Evidence:
+    """Evidence in the sentence "In PAPER, TEXT appears.", added once to that paper's abstract."""
     sentence = f"In {paper}, {text} appears."
-    start = sentence.index(text)
-    return Evidence(f"paper:{paper}", sentence, start, start + len(text), "fixture", 1.0, 40 * n)
+    sentences = abstracts.setdefault(paper, [])
+    if sentence not in sentences:
+        sentences.append(sentence)
+    offset = sum(len(s) + 1 for s in sentences[: sentences.index(sentence)])
+    start = offset + sentence.index(text)
+    return Evidence(f"paper:{paper}", start, start + len(text), offset, offset + len(sentence), "fixture", 1.0)
 
 
 def fixture_graph() -> GraphDocument:
     """The graph described in the module docstring, with MENTIONS edges matching node papers."""
     nodes, edges = [], []
     mentioned: dict[str, list[str]] = {}
+    abstracts: dict[str, list[str]] = {}
     for pid, (year, area, title, entities) in PAPERS.items():
-        props = {"sourceId": pid, "title": title, "venue": "ICLR", "abstract": f"Abstract of {title}."}
-        props |= {"year": year} if year else {}
-        props |= {"primaryArea": area} if area else {}
-        nodes.append(Node(f"paper:{pid}", "Paper", title, (), (f"paper:{pid}",), len(entities), props))
         for entity in entities:
             mentioned.setdefault(entity, []).append(pid)
             name = NAMES[entity][0]
             # the paper names the entity twice in two sentences: evidence lists have two entries
-            evidence = (_evidence(pid, name, 0), _evidence(pid, f"{name} again", 1))
+            evidence = (_evidence(abstracts, pid, name), _evidence(abstracts, pid, f"{name} again"))
             edges.append(Edge(f"paper:{pid}", entity, "MENTIONS", evidence))
     for entity, papers in mentioned.items():
         name, aliases = NAMES[entity]
         nodes.append(Node(entity, entity.split(":")[0].capitalize(), name, aliases,
                           tuple(sorted(f"paper:{p}" for p in papers)), 2 * len(papers)))
     for source, etype, target, papers in RELATIONS:
-        edges.append(Edge(source, target, etype, tuple(_evidence(p, NAMES.get(target, (target,))[0]) for p in papers)))
+        edges.append(Edge(source, target, etype, tuple(_evidence(abstracts, p, NAMES.get(target, (target,))[0]) for p in papers)))
     for paper, n, expression, notation, quantity, role, subject, improves in BOUNDS:
         bid = f"bound:{paper}:{n}"
         props = {"text": f"${notation}({expression})$", "expression": expression, "unicode": f"{notation}({expression})",
                  "notation": notation, "quantity": quantity, "role": role, "kind": "bound", "variables": ["n"],
                  "parsed": True, "subject": NAMES[subject][0], "paper": f"paper:{paper}"}
         nodes.append(Node(bid, "Bound", props["unicode"], (), (f"paper:{paper}",), 1, props))
-        ev = (_evidence(paper, props["text"]),)
+        ev = (_evidence(abstracts, paper, props["text"]),)
         edges.append(Edge(f"paper:{paper}", bid, "STATES_BOUND", ev))
         edges.append(Edge(bid, subject, "BOUNDS", ev))
         if improves is not None:
             edges.append(Edge(bid, f"bound:{paper}:{improves}", "IMPROVES_ON", ev))
+    for pid, (year, area, title, entities) in PAPERS.items():
+        props = {"sourceId": pid, "title": title, "venue": "ICLR", "abstract": " ".join(abstracts.get(pid, [f"Abstract of {title}."]))}
+        props |= {"year": year} if year else {}
+        props |= {"primaryArea": area} if area else {}
+        nodes.append(Node(f"paper:{pid}", "Paper", title, (), (f"paper:{pid}",), len(entities), props))
     return GraphDocument(tuple(sorted(nodes, key=lambda n: n.id)), tuple(sorted(edges, key=lambda e: e.key)))

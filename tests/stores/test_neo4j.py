@@ -32,7 +32,7 @@ SEEDS = shared_path("seeds")
 
 def _ev(paper: str, sentence: str, surface: str, rule: str = "rules.v1", confidence: float = 0.9) -> Evidence:
     start = sentence.index(surface)
-    return Evidence(paper, sentence, start, start + len(surface), rule, confidence, 0)
+    return Evidence(paper, start, start + len(surface), 0, len(sentence), rule, confidence)
 
 
 def _tiny_graph() -> GraphDocument:

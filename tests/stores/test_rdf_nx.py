@@ -81,7 +81,7 @@ def graphs(draw) -> GraphDocument:
     for _ in range(draw(st.integers(0, 6))):
         s, t = draw(st.sampled_from(nodes)), draw(st.sampled_from(nodes))
         etype = draw(st.sampled_from(sorted(EDGE_TYPES)))
-        ev = tuple(Evidence(draw(_text), draw(_text), 0, 1, "r", 0.5, 3) for _ in range(draw(st.integers(0, 2))))
+        ev = tuple(Evidence(draw(_text), 3, 4, 0, draw(st.integers(4, 9)), "r", 0.5) for _ in range(draw(st.integers(0, 2))))
         edges[(s.id, etype, t.id)] = Edge(s.id, t.id, etype, ev)
     return GraphDocument(tuple(sorted(nodes, key=lambda n: n.id)), tuple(sorted(edges.values(), key=lambda e: e.key)))
 

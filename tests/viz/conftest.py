@@ -35,8 +35,10 @@ S4 = "Backpropagation remains the standard baseline for Hopfield networks."
 
 
 def _ev(paper: str, sentence: str, mention: str) -> Evidence:
-    start = sentence.index(mention)
-    return Evidence(paper=paper, sentence=sentence, start=start, end=start + len(mention), rule="test", confidence=1.0)
+    """Evidence for ``mention`` in ``sentence``, by offsets into the paper's abstract (built below)."""
+    offset = ABSTRACTS[paper].index(sentence)
+    start = offset + sentence.index(mention)
+    return Evidence(paper, start, start + len(mention), offset, offset + len(sentence), "test", 1.0)
 
 
 def _paper(pid: str, title: str, year: int, text: str, url: str) -> Node:
@@ -49,10 +51,13 @@ def _entity(nid: str, label: str, name: str, papers: tuple[str, ...], aliases: t
     return Node(nid, label, name, aliases=aliases, papers=papers, mentions=len(papers))
 
 
+ABSTRACTS = {"paper:p1": f"{S1} {S2}", "paper:p2": S3, "paper:p3": S4, "paper:evil": HOSTILE_ABSTRACT}
+
+
 def make_graph() -> GraphDocument:
     """The fixture graph; ids sorted as GraphDocument promises."""
     nodes = [
-        _paper("paper:p1", "Equilibrium Propagation", 2017, f"{S1} {S2}", "https://openreview.net/forum?id=p1"),
+        _paper("paper:p1", "Equilibrium Propagation", 2017, ABSTRACTS["paper:p1"], "https://openreview.net/forum?id=p1"),
         _paper("paper:p2", "Online Facility Location with Regret", 2026, S3, "https://openreview.net/forum?id=p2"),
         _paper("paper:p3", "Hopfield Baselines", 2024, S4, ""),
         _paper("paper:evil", "<script>window.__pwned=6</script>Evil", 2025, HOSTILE_ABSTRACT, HOSTILE_URL),
@@ -90,8 +95,7 @@ def make_graph() -> GraphDocument:
         Edge("bound:p2:new", "problem:online facility location", "BOUNDS", (_ev("paper:p2", S3, "O(sqrt(T))"),)),
         Edge("bound:p2:new", "bound:p2:prior", "IMPROVES_ON", (_ev("paper:p2", S3, "improving on"),)),
         Edge("paper:evil", "method:graphnet", "MENTIONS",
-             (Evidence("paper:evil", HOSTILE_ABSTRACT, HOSTILE_ABSTRACT.index("GraphNet"),
-                       HOSTILE_ABSTRACT.index("GraphNet") + 8, "test", 1.0),)),
+             (_ev("paper:evil", HOSTILE_ABSTRACT, "GraphNet"),)),
     ]
     return GraphDocument(nodes=tuple(sorted(nodes, key=lambda n: n.id)),
                          edges=tuple(sorted(edges, key=lambda e: e.key)))
