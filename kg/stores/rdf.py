@@ -6,7 +6,8 @@ SPARQL parameters are bound with Oxigraph's ``substitutions`` (SEP-0007), never 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -18,59 +19,86 @@ from kg.schema import edge_properties, node_properties
 from kg.schema import vocab as v
 
 _TYPE = ox.NamedNode(v.RDF + "type")
+_EDGE = ox.NamedNode(v.KG + "Edge")
+_PROV_ENTITY = ox.NamedNode(v.PROV + "Entity")
 _SKIP_EDGE_PROPS = frozenset({"key", "papers"})
+
+
+@lru_cache(maxsize=None)
+def _predicate(iri: str) -> ox.NamedNode:
+    return ox.NamedNode(iri)
 
 
 def triples(graph: GraphDocument) -> Iterator[ox.Triple]:
     """Every triple of the graph, nodes first, in a deterministic order."""
+    return _statements(graph, ox.Triple)
+
+
+def _statements(graph: GraphDocument, make: Callable) -> Iterator:
+    """The graph as ``make(subject, predicate, object)`` statements (triples, or default-graph quads
+    for the store, so a million statements are not built twice).  Terms are made once and reused:
+    building pyoxigraph terms is most of the cost of writing a large graph."""
+    iris: dict[str, ox.NamedNode] = {}
+
+    def iri(node_id: str) -> ox.NamedNode:
+        term = iris.get(node_id)
+        if term is None:
+            term = iris[node_id] = ox.NamedNode(v.node_iri(node_id))
+        return term
+
+    kg_ = {name: _predicate(v.KG + name) for name in (
+        "source", "target", "edgeType", "support", "supportedBy", "evidence", "paper", "sentenceStart", "sentenceEnd",
+        "start", "end", "confidence")}
+    generated_by = _predicate(v.PROV + "wasGeneratedBy")
     for node in graph.nodes:
-        s = ox.NamedNode(v.node_iri(node.id))
-        yield ox.Triple(s, _TYPE, ox.NamedNode(v.class_iri(node.label)))
+        s = iri(node.id)
+        yield make(s, _TYPE, _predicate(v.class_iri(node.label)))
         for name, value in node_properties(node).items():
-            yield from _property(s, name, value)
+            yield from _property(make, iri, s, name, value)
     for edge in graph.edges:
-        s, o = ox.NamedNode(v.node_iri(edge.source)), ox.NamedNode(v.node_iri(edge.target))
-        yield ox.Triple(s, ox.NamedNode(v.edge_predicate(edge.type)), o)
+        s, o = iri(edge.source), iri(edge.target)
+        yield make(s, _predicate(v.edge_predicate(edge.type)), o)
         q = ox.NamedNode(v.edge_iri(edge.key))
-        yield ox.Triple(q, _TYPE, ox.NamedNode(v.KG + "Edge"))
-        yield ox.Triple(q, ox.NamedNode(v.KG + "source"), s)
-        yield ox.Triple(q, ox.NamedNode(v.KG + "target"), o)
-        yield ox.Triple(q, ox.NamedNode(v.KG + "edgeType"), ox.Literal(edge.type))
-        yield ox.Triple(q, ox.NamedNode(v.KG + "support"), ox.Literal(edge.support))
+        yield make(q, _TYPE, _EDGE)
+        yield make(q, kg_["source"], s)
+        yield make(q, kg_["target"], o)
+        yield make(q, kg_["edgeType"], ox.Literal(edge.type))
+        yield make(q, kg_["support"], ox.Literal(edge.support))
         for paper in edge.papers:
-            yield ox.Triple(q, ox.NamedNode(v.KG + "supportedBy"), ox.NamedNode(v.node_iri(paper)))
+            yield make(q, kg_["supportedBy"], iri(paper))
         for name, value in edge_properties(edge).items():
+            # list properties are the evidence lists, written below as one resource per evidence
             if name not in _SKIP_EDGE_PROPS and not isinstance(value, list):
-                yield from _property(q, name, value)
+                yield from _property(make, iri, q, name, value)
         for i, ev in enumerate(edge.evidence):
             e = ox.NamedNode(f"{q.value}/ev/{i}")
-            yield ox.Triple(q, ox.NamedNode(v.KG + "evidence"), e)
-            yield ox.Triple(e, _TYPE, ox.NamedNode(v.PROV + "Entity"))
-            yield ox.Triple(e, ox.NamedNode(v.KG + "paper"), ox.NamedNode(v.node_iri(ev.paper)))
-            yield ox.Triple(e, ox.NamedNode(v.KG + "sentenceStart"), ox.Literal(ev.sentence_start))
-            yield ox.Triple(e, ox.NamedNode(v.KG + "sentenceEnd"), ox.Literal(ev.sentence_end))
-            yield ox.Triple(e, ox.NamedNode(v.KG + "start"), ox.Literal(ev.start))
-            yield ox.Triple(e, ox.NamedNode(v.KG + "end"), ox.Literal(ev.end))
-            yield ox.Triple(e, ox.NamedNode(v.PROV + "wasGeneratedBy"), ox.Literal(ev.rule))
-            yield ox.Triple(e, ox.NamedNode(v.KG + "confidence"), ox.Literal(ev.confidence))
+            yield make(q, kg_["evidence"], e)
+            yield make(e, _TYPE, _PROV_ENTITY)
+            yield make(e, kg_["paper"], iri(ev.paper))
+            yield make(e, kg_["sentenceStart"], ox.Literal(ev.sentence_start))
+            yield make(e, kg_["sentenceEnd"], ox.Literal(ev.sentence_end))
+            yield make(e, kg_["start"], ox.Literal(ev.start))
+            yield make(e, kg_["end"], ox.Literal(ev.end))
+            yield make(e, generated_by, ox.Literal(ev.rule))
+            yield make(e, kg_["confidence"], ox.Literal(ev.confidence))
 
 
-def _property(s: ox.NamedNode, name: str, value: Any) -> Iterator[ox.Triple]:
-    p = ox.NamedNode(v.property_iri(name))
+def _property(make: Callable, iri: Callable, s: ox.NamedNode, name: str, value: Any) -> Iterator:
+    p = _predicate(v.property_iri(name))
     values = value if isinstance(value, list) else [value]
     for item in values:
         if item is None or item == "":
             continue
         if name in v.REFERENCE_PROPERTIES or (name == "paper" and isinstance(item, str) and item.startswith("paper:")):
-            yield ox.Triple(s, p, ox.NamedNode(v.node_iri(item)))
+            yield make(s, p, iri(item))
         else:
-            yield ox.Triple(s, p, ox.Literal(item))
+            yield make(s, p, ox.Literal(item))
 
 
 def write_store(graph: GraphDocument, path: Path) -> int:
     """Create the on-disk store at ``path`` (which must not exist) and bulk-load the graph."""
     store = ox.Store(str(path))
-    store.bulk_extend(ox.Quad(t.subject, t.predicate, t.object, ox.DefaultGraph()) for t in triples(graph))
+    store.bulk_extend(_statements(graph, ox.Quad))
     store.flush()
     count = len(store)
     del store
@@ -78,7 +106,7 @@ def write_store(graph: GraphDocument, path: Path) -> int:
 
 
 def write_turtle(graph: GraphDocument, path: Path) -> None:
-    """Turtle with the project's prefixes, for people and other tools."""
+    """Turtle with the project's prefixes, for people and other tools, in the graph's order."""
     with open(path, "wb") as fh:
         ox.serialize(triples(graph), fh, ox.RdfFormat.TURTLE, prefixes=v.PREFIXES)
 
