@@ -10,6 +10,7 @@ produced it and a confidence, so a trained component can be combined with or pre
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from importlib import resources
 
 import srsly
@@ -118,6 +119,13 @@ class RuleExtractor:
             pattern = row["pattern"]
             matcher = self.lower if pattern.islower() else self.exact
             matcher.add(row["label"], [nlp.make_doc(pattern)])
+        self.lemmatizer = nlp.get_pipe("lemmatizer") if "lemmatizer" in nlp.component_names else None
+
+    def lemma(self, token) -> str:
+        """The token's lemma, asked of the (possibly disabled) lemmatizer only for tokens we test."""
+        if token.lemma_ or self.lemmatizer is None:
+            return token.lemma_ or token.lower_
+        return self.lemmatizer.lemmatize(token)[0]
 
     def __call__(self, doc: Doc) -> Doc:
         text = doc.text  # Doc.text joins every token on each access: read it once
@@ -147,10 +155,10 @@ class RuleExtractor:
                 label = doc.vocab.strings[match_id]
                 found.append((2, _mention(doc, text, span.start_char, span.end_char, label, canonical(span.text), "gazetteer", 0.9)))
         for token in doc:
-            if token.lemma_.lower() in PROPOSE_VERBS and token.pos_ == "VERB":
+            if token.pos_ == "VERB" and self.lemma(token).lower() in PROPOSE_VERBS:
                 for obj in token.children:
                     if obj.dep_ in ("dobj", "obj"):
-                        found.extend((1, m) for m in _proposed(doc, text, obj))
+                        found.extend((1, m) for m in _proposed(doc, text, obj, self.lemma))
             if NAME_LIKE.match(token.text) and token.text not in NOT_NAMES and token.pos_ in ("PROPN", "NOUN", "ADJ", "VERB", "X"):
                 nxt = token.nbor(1) if token.i + 1 < len(doc) else None
                 label = label_by_head(nxt.text) if nxt is not None and nxt.dep_ != "punct" else None
@@ -195,11 +203,11 @@ def _trim(span: Span) -> Span | None:
     return trimmed
 
 
-def _proposed(doc: Doc, text: str, obj) -> list[Mention]:
+def _proposed(doc: Doc, text: str, obj, lemma: Callable) -> list[Mention]:
     """The thing a "we propose X" sentence names: an apposed or called-name, else the trimmed object chunk."""
     found = []
     for child in obj.subtree:
-        if (child.dep_ == "appos" and (child.pos_ == "PROPN" or NAME_LIKE.match(child.text))) or (child.head.lemma_ in {"call", "name", "term", "dub"} and child.dep_ in ("oprd", "xcomp", "attr", "dobj")):
+        if (child.dep_ == "appos" and (child.pos_ == "PROPN" or NAME_LIKE.match(child.text))) or (child.dep_ in ("oprd", "xcomp", "attr", "dobj") and lemma(child.head) in {"call", "name", "term", "dub"}):
             name = doc[child.left_edge.i : child.right_edge.i + 1] if child.dep_ != "appos" else doc[child.i : child.i + 1]
             label = label_by_head(obj.text) or "Method"
             found.append(_mention(doc, text, name.start_char, name.end_char, label, canonical(name.text), "propose.named", 0.8))
