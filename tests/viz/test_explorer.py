@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import struct
+import zlib
+
 import pytest
 
+from kg.schema.style import STYLE
 from kg.viz import render
 
 from tests.viz.conftest import ARTIFACTS, HOSTILE_ABSTRACT
@@ -29,6 +33,24 @@ def _screen_position(page, node_id: str) -> tuple[float, float]:
     return box["x"] + x, box["y"] + y
 
 
+def _pixel(page, x: float, y: float) -> tuple[int, int, int]:
+    """The composited colour on screen at page point (x, y), from a one-pixel PNG screenshot."""
+    png = page.screenshot(clip={"x": int(x), "y": int(y), "width": 1, "height": 1})
+    chunks, at = {}, 8
+    while at < len(png):
+        (length,) = struct.unpack(">I", png[at : at + 4])
+        kind = png[at + 4 : at + 8].decode("ascii")
+        chunks[kind] = chunks.get(kind, b"") + png[at + 8 : at + 8 + length]
+        at += 12 + length
+    assert chunks["IHDR"][8] == 8  # 8 bits per channel; one pixel, so no PNG filter changes it
+    raw = zlib.decompress(chunks["IDAT"])
+    return raw[1], raw[2], raw[3]
+
+
+def _hex(colour: str) -> tuple[int, int, int]:
+    return int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16)
+
+
 @pytest.fixture
 def overview(open_page, graph):
     return open_page(render(graph, title="Fixture graph"))
@@ -40,7 +62,8 @@ def test_explorer_loads_offline_and_saves_overview(overview):
     assert page.errors == []
     assert page.inner_text("#status") == "14 of 14 nodes shown"
     assert page.inner_text("#title") == "Fixture graph"
-    assert page.evaluate("window.kgExplorer.sigma.getGraph().size") == 16
+    assert page.evaluate("window.kgExplorer.sigma.getGraph().order") == 14
+    assert page.evaluate("window.kgExplorer.state.edgesDrawn") == 16
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "explorer-overview.png"))
 
@@ -81,12 +104,40 @@ def test_explorer_click_shows_evidence_with_mention_marked(overview):
 
 def test_explorer_hover_dims_the_rest(overview):
     page = overview
+    method = _hex("#F79767")
+    backprop = _screen_position(page, "method:backpropagation")
+    eqprop = _screen_position(page, "method:equilibrium propagation")
+    paper = _screen_position(page, "paper:p1")
+    assert _pixel(page, *backprop) == method
+    assert _pixel(page, *paper) == _hex(STYLE["Paper"]["color"])  # squares are filled point sprites
     x, y = _screen_position(page, "dataset:mnist")
     page.mouse.move(x, y)
     page.wait_for_function("window.kgExplorer.state.hovered !== null")
-    colour = "(id) => window.kgExplorer.sigma.getNodeDisplayData(String(window.kgExplorer.nodes.find((n) => n.id === id).i)).color"
-    assert page.evaluate(colour, "method:backpropagation") == "#e4e4e4"
-    assert page.evaluate(colour, "method:equilibrium propagation") == "#F79767"
+    focused = page.evaluate("window.kgExplorer.state.focused.map((i) => window.kgExplorer.nodes[i].id).sort()")
+    assert focused == ["dataset:mnist", "method:equilibrium propagation", "paper:p1"]
+    # on screen: the neighbour keeps its colour, the rest is washed out towards white
+    assert _pixel(page, *eqprop) == method
+    assert _pixel(page, *paper) == _hex(STYLE["Paper"]["color"])
+    dimmed = _pixel(page, *backprop)
+    assert all(c >= 0.8 * 255 for c in dimmed) and dimmed != method, dimmed
+    page.mouse.move(5, 5)
+    page.wait_for_function("window.kgExplorer.state.hovered === null")
+    assert page.evaluate("window.kgExplorer.state.focused") is None
+    assert _pixel(page, *backprop) == method
+
+
+def test_explorer_hover_does_not_redraw_the_graph(overview):
+    """Hover only redraws the focus layer, so its cost does not grow with the view (issue 7)."""
+    page = overview
+    page.evaluate("""() => { const s = window.kgExplorer.sigma; window.kgCount = { process: 0, render: 0 };
+                            s.on("afterProcess", () => window.kgCount.process++); s.on("afterRender", () => window.kgCount.render++); }""")
+    x, y = _screen_position(page, "model:hopfield network")
+    page.mouse.move(x, y)
+    page.wait_for_function("window.kgExplorer.state.hovered !== null")
+    page.mouse.move(5, 5)
+    page.wait_for_function("window.kgExplorer.state.hovered === null")
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    assert page.evaluate("window.kgCount") == {"process": 0, "render": 0}
 
 
 def test_explorer_type_filter_hides_nodes(overview):
@@ -96,6 +147,8 @@ def test_explorer_type_filter_hides_nodes(overview):
     assert page.inner_text("#status") == "11 of 14 nodes shown"
     hidden = sorted(set(every) - set(page.evaluate(VISIBLE)))
     assert hidden == ["method:backpropagation", "method:equilibrium propagation", "method:graphnet"]
+    # the edge layer draws only edges between shown nodes: 16 less the 5 touching a method
+    assert page.evaluate("window.kgExplorer.state.edgesDrawn") == 11
     assert page.get_attribute("#legend button[data-label='Method']", "aria-pressed") == "false"
     page.click("#legend button[data-label='Method']")
     assert page.evaluate(VISIBLE) == every

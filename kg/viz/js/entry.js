@@ -1,5 +1,4 @@
 // The renderer pieces the explorer uses, exposed as one global (KGVendor) for the inline app script.
 export { default as Graph } from "graphology";
 export { default as Sigma } from "sigma";
-export { EdgeLineProgram, NodeCircleProgram } from "sigma/rendering";
-export { NodeSquareProgram } from "@sigma/node-square";
+export { NodePointProgram, drawDiscNodeHover, drawDiscNodeLabel } from "sigma/rendering";

@@ -4,12 +4,26 @@
 "use strict";
 (() => {
   const data = JSON.parse(document.getElementById("kg-data").textContent);
-  const { Graph, Sigma, EdgeLineProgram, NodeCircleProgram, NodeSquareProgram } = KGVendor;
+  const { Graph, Sigma, NodePointProgram, drawDiscNodeHover, drawDiscNodeLabel } = KGVendor;
   const LABELS = data.labels;
   const ENTITY = new Set(LABELS.filter((l) => l !== "Paper" && l !== "Bound"));
-  const DIM_NODE = "#e4e4e4";
-  const DIM_EDGE = "#f1f1f1";
+  const VEIL = "rgba(255, 255, 255, 0.82)";  // over the whole graph while a node is in focus
+  const FOCUS_EDGE = "#7a8394";
   const EDGE = "#c5cad3";
+
+  // Nodes are GL points (one vertex each, no instancing): Chromium's software WebGL (SwiftShader)
+  // draws instanced shapes one instance at a time, about 15x slower than 10k points.  A point
+  // sprite is a square already, so squares just fill it; the same shader serves picking.
+  const SQUARE_FRAGMENT = `precision mediump float;
+varying vec4 v_color;
+varying float v_border;
+void main(void) { gl_FragColor = v_color; }
+`;
+  class NodeSquareProgram extends NodePointProgram {
+    getDefinition() {
+      return { ...super.getDefinition(), FRAGMENT_SHADER_SOURCE: SQUARE_FRAGMENT };
+    }
+  }
 
   const nodes = data.nodes.map((r, i) => ({
     i, id: r[0], label: LABELS[r[1]], name: r[2], x: r[3], y: r[4], support: r[5],
@@ -27,11 +41,12 @@
 
   const state = {
     hiddenTypes: new Set(), yearLo: yearMin, yearHi: yearMax, minSupport: 1, topN: nodes.length,
-    ego: null, selected: null, hovered: null, focusSet: null,
+    ego: null, selected: null, hovered: null,
+    edgesDrawn: 0, focused: null,  // what the edge and focus layers last drew (for tests and benches)
   };
 
   // ---- graph and renderer ------------------------------------------------------------------
-  const graph = new Graph({ multi: true, type: "directed", allowSelfLoops: false });
+  const graph = new Graph({ type: "directed", allowSelfLoops: false });
   for (const n of nodes) {
     graph.addNode(String(n.i), {
       x: n.x, y: n.y, label: short(n.label === "Bound" ? boundText(n) : n.name), color: data.style[n.label].color,
@@ -39,11 +54,7 @@
       type: data.style[n.label].shape === "square" ? "square" : "circle",
     });
   }
-  for (const e of edges) {
-    graph.addDirectedEdgeWithKey(String(e.i), String(e.s), String(e.t), {
-      size: e.type === "MENTIONS" ? 0.4 : 0.8, color: EDGE,
-    });
-  }
+  // Edges are not given to sigma: the edge layer below draws them (see drawEdges).
 
   function visible(n) {
     if (state.ego) return state.ego.has(n.i) && !state.hiddenTypes.has(n.label);
@@ -54,47 +65,130 @@
     }
     return true;
   }
-  function neighbourhood(i) {
-    const set = new Set([i]);
-    for (const e of incident[i]) { set.add(e.s); set.add(e.t); }
-    return set;
-  }
   const shown = new Uint8Array(nodes.length);
   let shownCount = 0;
-  // visibility and focus are settled before sigma exists, so its first render is the final one
+  // visibility is settled before sigma exists, so its first render is the final one
   function applyFilters() {
     shownCount = 0;
     for (const n of nodes) { shown[n.i] = visible(n) ? 1 : 0; shownCount += shown[n.i]; }
-    const f = state.hovered ?? state.selected;
-    state.focusSet = f === null ? null : neighbourhood(f);
   }
   state.selected = data.view.centre;
   applyFilters();
 
   const sigma = new Sigma(graph, document.getElementById("graph"), {
-    nodeProgramClasses: { circle: NodeCircleProgram, square: NodeSquareProgram },
-    edgeProgramClasses: { line: EdgeLineProgram },  // one-pixel GL lines: cheapest for 30k edges
-    // while the user drags or zooms a large view, skip what costs most per frame
+    nodeProgramClasses: { circle: NodePointProgram, square: NodeSquareProgram },
+    // While the user drags or zooms a large view, skip what costs most per frame.  sigma draws no
+    // edges here, but this setting also makes it render once more when a drag ends (drawEdges).
     hideEdgesOnMove: edges.length > 5000,
     hideLabelsOnMove: nodes.length > 2000,
     labelRenderedSizeThreshold: nodes.length < 1000 ? 0 : 7,
-    zIndex: true,
+    // The reducer only applies the filters; focus is drawn on its own layer (drawFocus) so that
+    // hovering never re-processes or re-draws the whole graph.  sigma hands reducers a copy.
     nodeReducer: (key, attrs) => {
-      const i = Number(key);
-      if (!shown[i]) return { ...attrs, hidden: true };
-      if (state.focusSet && !state.focusSet.has(i)) return { ...attrs, color: DIM_NODE, label: "", zIndex: 0 };
-      if (state.focusSet) return { ...attrs, zIndex: 1, highlighted: i === state.selected || i === state.hovered, forceLabel: true };
-      return attrs;
-    },
-    edgeReducer: (key, attrs) => {
-      const e = edges[Number(key)];
-      if (!shown[e.s] || !shown[e.t]) return { ...attrs, hidden: true };
-      const f = state.hovered ?? state.selected;
-      if (f !== null && e.s !== f && e.t !== f) return { ...attrs, color: DIM_EDGE, zIndex: 0 };
-      if (f !== null) return { ...attrs, color: "#7a8394", size: attrs.size + 0.6, zIndex: 1 };
+      if (!shown[Number(key)]) attrs.hidden = true;
       return attrs;
     },
   });
+
+  // sigma sizes its layers when the window resizes; layers added after its first render are sized
+  // here once, like its labels layer (device pixels, drawn in CSS pixels)
+  function addLayer(id, where) {
+    sigma.createCanvasContext(id, where);
+    const canvases = sigma.getCanvases();
+    const layer = canvases[id], like = canvases.labels;
+    layer.width = like.width; layer.height = like.height;
+    layer.style.width = like.style.width; layer.style.height = like.style.height;
+    const context = layer.getContext("2d");
+    context.scale(like.width / sigma.getDimensions().width, like.height / sigma.getDimensions().height);
+    return context;
+  }
+  function fillNode(context, p) {
+    context.fillStyle = p.color;
+    context.beginPath();
+    if (p.type === "square") context.rect(p.x - p.size, p.y - p.size, 2 * p.size, 2 * p.size);
+    else context.arc(p.x, p.y, p.size, 0, 2 * Math.PI);
+    context.fill();
+  }
+
+  // ---- edge layer: every shown edge as one 2D-canvas path, under the nodes ---------------------
+  // Chromium's software WebGL rasterises GL lines about 10x slower than a 2D canvas strokes the
+  // same 30k segments, so sigma gets the nodes only and this layer draws the edges after each
+  // render, except while the camera moves in a large view (as sigma's hideEdgesOnMove would).
+  const edgeContext = addLayer("edgeLines", { beforeLayer: "nodes" });
+  sigma.getCanvases().edges.style.display = "none";  // sigma's WebGL edge layer stays empty: not composited
+  const viewX = new Float32Array(nodes.length);
+  const viewY = new Float32Array(nodes.length);
+  function moving() {
+    // the test sigma's own render uses to hide edges and labels
+    const mouse = sigma.getMouseCaptor();
+    return sigma.getCamera().isAnimated() || mouse.isMoving || mouse.draggedEvents > 0 || !!mouse.currentWheelDirection;
+  }
+  function drawEdges() {
+    const hide = sigma.getSetting("hideEdgesOnMove") && moving();
+    if (hide && state.edgesDrawn === 0) return;  // a blank layer left alone is not re-composited
+    const { width, height } = sigma.getDimensions();
+    edgeContext.clearRect(0, 0, width, height);
+    state.edgesDrawn = 0;
+    if (hide) return;
+    for (const n of nodes) {
+      if (!shown[n.i]) continue;
+      const p = sigma.framedGraphToViewport(sigma.getNodeDisplayData(String(n.i)));
+      viewX[n.i] = p.x; viewY[n.i] = p.y;
+    }
+    edgeContext.strokeStyle = EDGE;
+    edgeContext.lineWidth = 1;
+    edgeContext.beginPath();
+    for (const e of edges) {
+      if (!shown[e.s] || !shown[e.t]) continue;
+      edgeContext.moveTo(viewX[e.s], viewY[e.s]);
+      edgeContext.lineTo(viewX[e.t], viewY[e.t]);
+      state.edgesDrawn += 1;
+    }
+    edgeContext.stroke();
+  }
+
+  // ---- focus layer: the hovered or selected node's neighbourhood over a veil -------------------
+  // A 2D canvas between sigma's labels and its hover layer: the veil dims every node, edge and
+  // label below it, then the neighbourhood is drawn again on top.  Its cost is the neighbourhood's
+  // size, so hovering a node in a 10k-node view costs the same as in a 10-node one.
+  const focusContext = addLayer("focus", { afterLayer: "labels" });
+  const focus = () => state.hovered ?? state.selected;
+  function drawFocus() {
+    const f = focus();
+    const none = f === null || !shown[f];
+    if (none && state.focused === null) return;  // already blank
+    const { width, height } = sigma.getDimensions();
+    focusContext.clearRect(0, 0, width, height);
+    state.focused = null;
+    if (none) return;
+    const settings = sigma.getSettings();
+    const at = (i) => {
+      const d = sigma.getNodeDisplayData(String(i));
+      return { ...d, ...sigma.framedGraphToViewport(d), size: sigma.scaleSize(d.size) };
+    };
+    const centre = at(f);
+    const around = new Map();
+    focusContext.fillStyle = VEIL;
+    focusContext.fillRect(0, 0, width, height);
+    focusContext.strokeStyle = FOCUS_EDGE;
+    focusContext.lineWidth = 1.4;
+    focusContext.beginPath();
+    for (const e of incident[f]) {
+      const j = e.s === f ? e.t : e.s;
+      if (!shown[j]) continue;
+      if (!around.has(j)) around.set(j, at(j));
+      const p = around.get(j);
+      focusContext.moveTo(centre.x, centre.y);
+      focusContext.lineTo(p.x, p.y);
+    }
+    focusContext.stroke();
+    for (const p of around.values()) fillNode(focusContext, p);
+    for (const p of around.values()) drawDiscNodeLabel(focusContext, p, settings);
+    drawDiscNodeHover(focusContext, centre, settings);  // label box and shadow, as sigma marks a hovered node
+    fillNode(focusContext, centre);
+    state.focused = [f, ...around.keys()];
+  }
+  sigma.on("afterRender", () => { drawEdges(); drawFocus(); });
 
   function showStatus() {
     document.getElementById("status").textContent =
@@ -258,7 +352,7 @@
   function select(i) {
     state.selected = i;
     showDetails(i);
-    refresh();
+    drawFocus();
   }
   function focusNode(i) {
     const n = nodes[i];
@@ -270,6 +364,7 @@
       if (ENTITY.has(n.label)) state.minSupport = Math.min(state.minSupport, n.support);
       state.yearLo = yearMin; state.yearHi = yearMax;
       syncControls();
+      refresh();
     }
     select(i);
     const pos = sigma.getNodeDisplayData(String(i));
@@ -285,6 +380,7 @@
     }
     state.ego = seen;
     document.getElementById("overview").hidden = false;
+    refresh();
     select(i);
     sigma.getCamera().animatedReset({ duration: 200 });
   }
@@ -296,8 +392,17 @@
   document.getElementById("overview").addEventListener("click", leaveEgo);
   document.getElementById("fit").addEventListener("click", () => sigma.getCamera().animatedReset({ duration: 200 }));
 
-  sigma.on("enterNode", ({ node }) => { state.hovered = Number(node); refresh(); });
-  sigma.on("leaveNode", () => { state.hovered = null; refresh(); });
+  // a drag that passes over nodes pans the camera; it does not hover them
+  sigma.on("enterNode", ({ node }) => {
+    if (sigma.getMouseCaptor().isMouseDown) return;
+    state.hovered = Number(node);
+    drawFocus();
+  });
+  sigma.on("leaveNode", () => {
+    if (state.hovered === null) return;
+    state.hovered = null;
+    drawFocus();
+  });
   sigma.on("clickNode", ({ node }) => select(Number(node)));
   sigma.on("clickStage", () => select(null));
 
@@ -417,6 +522,8 @@
   syncControls();
   if (data.view.centre !== null) showDetails(data.view.centre);  // the file itself is the ego view
   showStatus();
+  drawEdges();
+  drawFocus();
   window.kgExplorer = { sigma, graph, state, nodes, edges, focusNode, egoView, refresh };
   requestAnimationFrame(() => { window.kgPainted = performance.now(); document.body.dataset.ready = "true"; });
 })();
