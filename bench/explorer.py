@@ -7,7 +7,10 @@ renders each with ``kg.viz.render`` and opens it from file:// with the network b
 First paint: navigation start to the first animation frame after sigma has drawn.  Frame times:
 ``requestAnimationFrame`` deltas while the mouse drags the graph around and then zooms with the
 wheel.  The 0-node row is an empty explorer: the page's own frame cost on this machine, which
-the other rows include.
+the other rows include.  Hover latency: with the camera reset and the page idle, the mouse moves
+from an empty spot onto a node (``--hovers`` nodes spread over the view); from that mousemove
+event's timestamp to the second animation frame after sigma's ``enterNode``, i.e. until the
+frame that shows the highlight has been produced.
 
     python bench/explorer.py                 # 1k, 5k, 10k nodes
     python bench/explorer.py --sizes 2000 --steps 60 --keep out/
@@ -39,6 +42,30 @@ RECORD = """() => {
   const tick = (now) => { window.kgDeltas.push(now - last); last = now; if (window.kgRecording) requestAnimationFrame(tick); };
   requestAnimationFrame(tick);
 }"""
+
+HOVER_SETUP = """(count) => {
+  const s = window.kgExplorer.sigma;
+  window.kgHover = { t0: 0, latencies: [] };
+  document.addEventListener("mousemove", (e) => { window.kgHover.t0 = e.timeStamp; }, true);
+  s.on("enterNode", () => {
+    const t0 = window.kgHover.t0;
+    requestAnimationFrame(() => requestAnimationFrame(() => window.kgHover.latencies.push(performance.now() - t0)));
+  });
+  const { width, height } = s.getDimensions();
+  const inside = (p) => p.x > 20 && p.y > 20 && p.x < width - 20 && p.y < height - 20;
+  // whole pixels, and only nodes that picking finds all around the point (mouse events are rounded)
+  const around = (p, key) => [-1, 0, 1].every((dx) => [-1, 0, 1].every((dy) => s.getNodeAtPosition({ x: p.x + dx, y: p.y + dy }) === key));
+  const found = s.getGraph().nodes().map((key) => {
+    const p = s.graphToViewport(s.getGraph().getNodeAttributes(key));
+    return [key, { x: Math.round(p.x), y: Math.round(p.y) }];
+  }).filter(([key, p]) => inside(p) && around(p, key));
+  const targets = Array.from({ length: Math.min(count, found.length) }, (_, k) => found[Math.floor(k * found.length / count)][1]);
+  let empty = null;
+  for (let y = 20; y < height - 20 && !empty; y += 7) for (let x = 20; x < width - 20 && !empty; x += 7)
+    if (around({ x, y }, null)) empty = { x, y };
+  return { targets, empty };
+}"""
+IDLE = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
 
 
 def synthetic(n: int, *, seed: int = 0) -> GraphDocument:
@@ -87,8 +114,8 @@ def synthetic(n: int, *, seed: int = 0) -> GraphDocument:
                          edges=tuple(sorted(out_edges, key=lambda e: e.key)))
 
 
-def measure(page, path: Path, steps: int) -> tuple[float, list[float]]:
-    """First paint in ms, and frame deltas while the mouse drags the graph around and zooms in and out."""
+def measure(page, path: Path, steps: int, hovers: int) -> tuple[float, list[float], list[float]]:
+    """First paint in ms, frame deltas while the mouse drags the graph and zooms, hover latencies in ms."""
     attempted = []
     page.route("**/*", lambda r: (attempted.append(r.request.url), r.abort()) if not r.request.url.startswith("file://")
                else r.continue_())
@@ -106,15 +133,37 @@ def measure(page, path: Path, steps: int) -> tuple[float, list[float]]:
     for k in range(steps):
         page.mouse.wheel(0, -120 if k < steps // 2 else 120)
     deltas = page.evaluate("() => { window.kgRecording = false; return window.kgDeltas.slice(1); }")
+    latencies = hover_latencies(page, box, hovers)
     if attempted:
         raise SystemExit(f"network requests attempted: {attempted}")
-    return first_paint, deltas
+    return first_paint, deltas, latencies
+
+
+def hover_latencies(page, box: dict, count: int) -> list[float]:
+    """Milliseconds from the mouse landing on a node to the frame after its highlight, per node."""
+    # the last wheel notch may still be animating the camera; it would move the nodes under the mouse
+    page.wait_for_function("() => !window.kgExplorer.sigma.getCamera().isAnimated()", timeout=60_000)
+    page.evaluate("window.kgExplorer.sigma.getCamera().setState({ x: 0.5, y: 0.5, ratio: 1, angle: 0 })")
+    page.wait_for_timeout(1000)
+    page.evaluate(IDLE)
+    spots = page.evaluate(HOVER_SETUP, count)
+    if not spots["targets"] or spots["empty"] is None:
+        return []
+    for k, target in enumerate(spots["targets"]):
+        page.mouse.move(round(box["x"]) + spots["empty"]["x"], round(box["y"]) + spots["empty"]["y"])
+        page.wait_for_function("() => window.kgExplorer.state.hovered === null", timeout=60_000)
+        page.evaluate(IDLE)
+        page.wait_for_timeout(300)  # let the leave settle, so each hover starts from an idle page
+        page.mouse.move(round(box["x"]) + target["x"], round(box["y"]) + target["y"])
+        page.wait_for_function("(k) => window.kgHover.latencies.length > k", arg=k, timeout=60_000)
+    return page.evaluate("window.kgHover.latencies")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 5000, 10000])
     parser.add_argument("--steps", type=int, default=30, help="mouse moves, then as many wheel notches")
+    parser.add_argument("--hovers", type=int, default=15, help="nodes to hover for the latency")
     parser.add_argument("--keep", type=Path, help="write the explorer files here")
     args = parser.parse_args()
 
@@ -132,18 +181,26 @@ def main() -> None:
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(page_html, encoding="utf-8")
             page = browser.new_page(viewport={"width": 1280, "height": 800})
-            first_paint, deltas = measure(page, out, args.steps)
+            first_paint, deltas, latencies = measure(page, out, args.steps, args.hovers)
             page.close()
-            deltas.sort()
-            rows.append((n, len(doc.edges), out.stat().st_size / 1e6, render_s, first_paint / 1000,
-                         statistics.median(deltas), deltas[int(0.95 * (len(deltas) - 1))], 1000 / statistics.mean(deltas)))
+            rows.append((n, len(doc.edges), f"{out.stat().st_size / 1e6:.1f}", f"{render_s:.1f}", f"{first_paint / 1000:.2f}",
+                         *percentiles(deltas), f"{1000 / statistics.mean(deltas):.1f}", *percentiles(latencies)))
         browser.close()
 
-    header = ("nodes", "edges", "file MB", "render s", "first paint s", "frame ms p50", "frame ms p95", "fps")
+    header = ("nodes", "edges", "file MB", "render s", "first paint s", "frame ms p50", "frame ms p95", "fps",
+              "hover ms p50", "hover ms p95")
     print(" | ".join(f"{h:>13}" for h in header))
     print("-|-".join("-" * 13 for _ in header))
-    for n, e, mb, rs, fp, p50, p95, fps in rows:
-        print(" | ".join(f"{v:>13}" for v in (n, e, f"{mb:.1f}", f"{rs:.1f}", f"{fp:.2f}", f"{p50:.0f}", f"{p95:.0f}", f"{fps:.1f}")))
+    for row in rows:
+        print(" | ".join(f"{v:>13}" for v in row))
+
+
+def percentiles(values: list[float]) -> tuple[str, str]:
+    """p50 and p95 in whole milliseconds, or dashes when nothing was measured."""
+    if not values:
+        return "-", "-"
+    ordered = sorted(values)
+    return f"{statistics.median(ordered):.0f}", f"{ordered[int(0.95 * (len(ordered) - 1))]:.0f}"
 
 
 if __name__ == "__main__":
