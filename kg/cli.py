@@ -230,10 +230,13 @@ def load() -> None:
 @click.option("--uri", default=None, help="Bolt URI (env NEO4J_URI; default bolt://127.0.0.1:7687).")
 @click.option("--user", default=None, help="User name (env NEO4J_USERNAME; default neo4j).")
 @click.option("--database", default=None, help="Database (env NEO4J_DATABASE; default neo4j).")
-@click.option("--batch-size", type=int, default=1000, show_default=True, help="Rows per UNWIND … MERGE transaction.")
+@click.option("--batch-size", type=int, default=10_000, show_default=True, help="Rows per write transaction.")
 @_errors
 def load_neo4j(out: Path, uri: str | None, user: str | None, database: str | None, batch_size: int) -> None:
-    """Load OUT into Neo4j: constraints first, then batched MERGE; loading twice changes nothing.
+    """Load OUT into Neo4j so it holds exactly the graph: only what differs is written; twice changes nothing.
+
+    Constraints first; then per label and type the database's state is read and compared, and
+    missing rows are created, changed ones set and stale ones deleted, in batched transactions.
 
     The password is read from NEO4J_PASSWORD only (never a flag, never logged).
 

@@ -6,21 +6,25 @@ and relationships (by type), with the properties of :func:`kg.schema.node_proper
 labels and types that are no longer in the graph are deleted (``prune=True``); other labels
 and types in the same database are left alone.
 
-Phases, each in batched write transactions (the driver retries transient failures, with
-backoff, for ``retry_seconds``):
+The load is a diff, because MERGE-and-compare on the server cost a lookup and a property read
+per row even when nothing changed. Phases, each write in batched transactions (the driver
+retries transient failures, with backoff, for ``retry_seconds``):
 
 1. one uniqueness constraint on ``id`` per label (``IF NOT EXISTS``), which also indexes MERGE;
-2. ``UNWIND $rows AS row MERGE (n:Label {id: row.id}) SET n = row.props`` per label, returning
-   each node's element id;
-3. ``UNWIND $rows AS row MATCH (a), (b) by element id MERGE (a)-[r:TYPE]->(b) SET r = row.props``
-   per type;
-4. prune what the graph no longer has.
+2. per label: stream what the database holds (``id``, element id, properties) in one query,
+   then ``UNWIND $rows ... CREATE`` the missing nodes and ``SET n = row.props`` (by element id)
+   only where the properties differ;
+3. per type the same for relationships, read with their endpoints' element ids, created between
+   endpoints found by element id (a direct lookup, one query plan per type);
+4. prune: delete what the graph no longer has, and any duplicate of a relationship key.
 
-``SET n = row.props`` (not ``+=``) so a property dropped by a rebuild disappears too, and only
-when the properties differ, so a second load of the same graph writes nothing. Labels
-and types enter query text only after :func:`kg.schema.check_label` /
-:func:`kg.schema.check_edge_type`; every value is a parameter. A load killed half-way leaves
-a subset that the next load completes: MERGE on the unique ``id`` cannot duplicate.
+``SET n = row.props`` (not ``+=``) so a property dropped by a rebuild disappears too; a second
+load of the same graph writes nothing. Labels and types enter query text only after
+:func:`kg.schema.check_label` / :func:`kg.schema.check_edge_type`; every value is a parameter.
+A load killed half-way leaves whole committed batches, which the next load's diff completes.
+A batch the driver retries (its commit may have gone through before the connection dropped) is
+sent again as MERGE, so a retry can never duplicate. Two loads into one database at the same
+time are not supported; the next load removes any duplicate relationships they leave.
 
 The ``neo4j`` driver is imported here, and this module is imported only on use, so
 ``import kg`` stays light.
@@ -32,8 +36,8 @@ import contextlib
 import logging
 import os
 import time
-from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,7 +84,7 @@ class Connection:
 
 
 def constraint_query(label: str) -> str:
-    """Uniqueness of ``id`` per label; also the index every MERGE and MATCH below uses.
+    """Uniqueness of ``id`` per label; also the index every MERGE below uses.
 
     Example:
         >>> constraint_query("Paper")
@@ -90,69 +94,73 @@ def constraint_query(label: str) -> str:
     return f"CREATE CONSTRAINT {label.lower()}_id IF NOT EXISTS FOR (n:{label}) REQUIRE n.id IS UNIQUE"
 
 
-def node_merge_query(label: str) -> str:
-    """One batch of nodes of one label: rows are ``{id, props}``; returns each row's element id.
+def state_query(name: str) -> str:
+    """What the database holds of a label (``id``) or type (``key`` and endpoints), with properties.
 
-    Properties are written only when they differ, so a no-op reload writes nothing.
+    One streaming read per label or type; the diff against the graph happens in Python
+    (``WHERE NOT n.id IN $ids`` would compare each node with the whole list).
 
     Example:
-        >>> node_merge_query("Method")  # doctest: +NORMALIZE_WHITESPACE
-        'UNWIND $rows AS row MERGE (n:Method {id: row.id})
-         FOREACH (_ IN CASE WHEN properties(n) <> row.props THEN [1] ELSE [] END | SET n = row.props)
+        >>> state_query("Bound")
+        'MATCH (x:Bound) RETURN x.id AS key, elementId(x) AS eid, properties(x) AS props'
+        >>> state_query("USES")  # doctest: +NORMALIZE_WHITESPACE
+        'MATCH (a)-[x:USES]->(b) RETURN x.key AS key, elementId(x) AS eid, properties(x) AS props,
+         elementId(a) AS a, elementId(b) AS b'
+    """
+    if name in EDGE_TYPES:
+        return (
+            f"MATCH (a)-[x:{check_edge_type(name)}]->(b) RETURN x.key AS key, elementId(x) AS eid, "
+            "properties(x) AS props, elementId(a) AS a, elementId(b) AS b"
+        )
+    return f"MATCH (x:{check_label(name)}) RETURN x.id AS key, elementId(x) AS eid, properties(x) AS props"
+
+
+def node_create_query(label: str, merge: bool = False) -> str:
+    """One batch of new nodes of one label: rows ``{id, props}``; returns each row's element id.
+
+    ``merge=True`` is the retry form: a retried batch may have committed already.
+
+    Example:
+        >>> node_create_query("Method")
+        'UNWIND $rows AS row CREATE (n:Method) SET n = row.props RETURN row.id AS id, elementId(n) AS eid'
+        >>> node_create_query("Method", merge=True)  # doctest: +NORMALIZE_WHITESPACE
+        'UNWIND $rows AS row MERGE (n:Method {id: row.id}) SET n = row.props
          RETURN row.id AS id, elementId(n) AS eid'
     """
     check_label(label)
-    return (
-        f"UNWIND $rows AS row MERGE (n:{label} {{id: row.id}}) "
-        "FOREACH (_ IN CASE WHEN properties(n) <> row.props THEN [1] ELSE [] END | SET n = row.props) "
-        "RETURN row.id AS id, elementId(n) AS eid"
-    )
+    pattern = f"MERGE (n:{label} {{id: row.id}})" if merge else f"CREATE (n:{label})"
+    return f"UNWIND $rows AS row {pattern} SET n = row.props RETURN row.id AS id, elementId(n) AS eid"
 
 
-def edge_merge_query(edge_type: str) -> str:
-    """One batch of relationships of one type: rows ``{a, b, props}``, ``a``/``b`` element ids.
+def edge_create_query(edge_type: str, merge: bool = False) -> str:
+    """One batch of new relationships of one type: rows ``{a, b, props}``, endpoints by element id.
 
-    The endpoints are found by the element ids the node phase returned, so one query per type
-    serves every (source label, target label) pair: far fewer query plans than one per label
-    pair, and a direct lookup instead of two index seeks. There is one edge per (source,
-    type, target) (``Edge.key``), so MERGE on the pattern alone is exact.
+    Element ids serve every (source label, target label) pair with one query plan per type
+    and are a direct lookup, not an index seek. Returns how many rows found both endpoints.
+    ``merge=True`` is the retry form (one edge per (source, type, target), so MERGE is exact).
 
     Example:
-        >>> edge_merge_query("MENTIONS")  # doctest: +NORMALIZE_WHITESPACE
+        >>> edge_create_query("MENTIONS")  # doctest: +NORMALIZE_WHITESPACE
         'UNWIND $rows AS row MATCH (a) WHERE elementId(a) = row.a MATCH (b) WHERE elementId(b) = row.b
-         MERGE (a)-[r:MENTIONS]->(b)
-         FOREACH (_ IN CASE WHEN properties(r) <> row.props THEN [1] ELSE [] END | SET r = row.props)'
+         CREATE (a)-[r:MENTIONS]->(b) SET r = row.props RETURN count(*) AS n'
     """
     check_edge_type(edge_type)
     return (
         "UNWIND $rows AS row MATCH (a) WHERE elementId(a) = row.a MATCH (b) WHERE elementId(b) = row.b "
-        f"MERGE (a)-[r:{edge_type}]->(b) "
-        "FOREACH (_ IN CASE WHEN properties(r) <> row.props THEN [1] ELSE [] END | SET r = row.props)"
+        f"{'MERGE' if merge else 'CREATE'} (a)-[r:{edge_type}]->(b) SET r = row.props RETURN count(*) AS n"
     )
 
 
-def keys_query(name: str) -> str:
-    """Identity and element id of every node of a label (``id``) or relationship of a type (``key``).
-
-    Pruning diffs these against the graph in Python: ``WHERE NOT n.id IN $ids`` would compare
-    each node with the whole list.
-
-    Example:
-        >>> keys_query("Bound")
-        'MATCH (x:Bound) RETURN x.id AS key, elementId(x) AS eid'
-        >>> keys_query("USES")
-        'MATCH ()-[x:USES]->() RETURN x.key AS key, elementId(x) AS eid'
-    """
-    if name in EDGE_TYPES:
-        return f"MATCH ()-[x:{check_edge_type(name)}]->() RETURN x.key AS key, elementId(x) AS eid"
-    return f"MATCH (x:{check_label(name)}) RETURN x.id AS key, elementId(x) AS eid"
-
-
+# Rows ``{eid, props}``: properties replaced where the diff found them changed.
+UPDATE_NODES = "UNWIND $rows AS row MATCH (n) WHERE elementId(n) = row.eid SET n = row.props RETURN count(*) AS n"
+UPDATE_RELATIONSHIPS = (
+    "UNWIND $rows AS row MATCH ()-[r]->() WHERE elementId(r) = row.eid SET r = row.props RETURN count(*) AS n"
+)
 DELETE_NODES = "UNWIND $rows AS eid MATCH (n) WHERE elementId(n) = eid DETACH DELETE n"
 DELETE_RELATIONSHIPS = "UNWIND $rows AS eid MATCH ()-[r]->() WHERE elementId(r) = eid DELETE r"
 
 
-# -- rows -------------------------------------------------------------------------------------
+# -- rows and the diff ------------------------------------------------------------------------
 
 
 def node_rows(graph: GraphDocument) -> dict[str, list[dict[str, Any]]]:
@@ -164,12 +172,69 @@ def node_rows(graph: GraphDocument) -> dict[str, list[dict[str, Any]]]:
 
 
 def edge_rows(graph: GraphDocument, element_ids: Mapping[str, str]) -> dict[str, list[dict[str, Any]]]:
-    """Rows per type, endpoints as the element ids the node phase returned."""
+    """Rows per type: ``key``, endpoints ``a``/``b`` as the element ids the node phase found, ``props``."""
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for edge in graph.edges:
-        row = {"a": element_ids[edge.source], "b": element_ids[edge.target], "props": edge_properties(edge)}
-        rows[check_edge_type(edge.type)].append(row)
+        rows[check_edge_type(edge.type)].append(
+            {"key": edge.key, "a": element_ids[edge.source], "b": element_ids[edge.target], "props": edge_properties(edge)}
+        )
     return dict(rows)
+
+
+def stored(props: Mapping[str, Any]) -> dict[str, Any]:
+    """Properties as Neo4j keeps them: no null values (``SET n = map`` drops them), lists not tuples.
+
+    Example:
+        >>> stored({"a": None, "b": (1, 2), "c": "x"})
+        {'b': [1, 2], 'c': 'x'}
+    """
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in props.items() if v is not None}
+
+
+@dataclass(slots=True)
+class Diff:
+    """What one label or type needs: rows to create, ``{eid, props}`` rows to update, stale element ids.
+
+    ``kept`` maps each key the database already holds to its element id.
+    """
+
+    create: list[dict[str, Any]] = field(default_factory=list)
+    update: list[dict[str, Any]] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)
+    kept: dict[Any, str] = field(default_factory=dict)
+    unchanged: int = 0
+
+
+def diff(rows: Sequence[Mapping[str, Any]], key: str, held: Iterable[Sequence[Any]]) -> Diff:
+    """Compare the graph's rows with what the database holds: records ``(key, eid, props[, a, b])``.
+
+    A held record whose key the graph lacks, a second record with the same key (only two loads
+    running at once could leave one), or a relationship whose endpoints (element ids ``a``,
+    ``b``) are not its row's is stale; a graph row without a held record is created; one whose
+    properties differ is updated.
+
+    Example:
+        >>> rows = [{"id": "a", "props": {"id": "a", "v": 1}}, {"id": "b", "props": {"id": "b", "v": 2}}]
+        >>> d = diff(rows, "id", [("a", "e1", {"id": "a", "v": 1}), ("c", "e3", {"id": "c"})])
+        >>> [r["id"] for r in d.create], d.update, d.stale, d.unchanged
+        (['b'], [], ['e3'], 1)
+    """
+    want = {row[key]: row for row in rows}
+    seen: set[Any] = set()
+    out = Diff()
+    for k, eid, props, *ends in held:
+        row = want.get(k)
+        if row is None or k in seen or (ends and (ends[0], ends[1]) != (row["a"], row["b"])):
+            out.stale.append(eid)
+            continue
+        seen.add(k)
+        out.kept[k] = eid
+        if props == stored(row["props"]):
+            out.unchanged += 1
+        else:
+            out.update.append({"eid": eid, "props": row["props"]})
+    out.create = [row for k, row in want.items() if k not in seen]
+    return out
 
 
 def _batches(rows: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
@@ -221,11 +286,15 @@ def _driver(uri: str, user: str, password: str, retry_seconds: float) -> neo4j.D
         # The driver also takes http:// (a preview Query API needing aiohttp); we load over Bolt.
         raise SinkError(f"cannot load into Neo4j at {uri}: use a bolt:// or neo4j:// URI (port 7687 by default)")
     return neo4j.GraphDatabase.driver(
-        uri, auth=(user, password), max_transaction_retry_time=retry_seconds, connection_timeout=10.0
+        uri, auth=(user, password), max_transaction_retry_time=retry_seconds, connection_timeout=10.0,
+        # Reading a type no load has created yet draws an "unknown relationship type" warning.
+        notifications_min_severity="OFF",
     )
 
 
 # -- the writer -------------------------------------------------------------------------------
+
+DEFAULT_BATCH_SIZE = 10_000
 
 
 def load(
@@ -234,7 +303,7 @@ def load(
     user: str = "neo4j",
     password: str = "",
     database: str = "neo4j",
-    batch_size: int = 1000,
+    batch_size: int = DEFAULT_BATCH_SIZE,
     progress: bool = True,
     prune: bool = True,
     retry_seconds: float = 30.0,
@@ -270,7 +339,8 @@ def load(
         _check_edges(graph)
         t = time.perf_counter()
         driver.verify_connectivity()
-        with driver.session(database=database) as session:
+        # fetch_size: the state reads stream whole labels and types; fewer round trips.
+        with driver.session(database=database, fetch_size=batch_size) as session:
             session.run("RETURN 1").consume()  # an unknown database fails here, before any write
             for label in NODE_LABELS:
                 session.run(constraint_query(label)).consume()
@@ -278,38 +348,86 @@ def load(
             seconds["constraints"] = time.perf_counter() - t
 
             bar = _progress(len(graph.nodes) + len(graph.edges), progress)
+            stale: list[tuple[str, list[str]]] = []
+            done = Counter[str]()
             try:
                 t = time.perf_counter()
                 element_ids: dict[str, str] = {}
-                for label, rows in nodes.items():
-                    for batch in _batches(rows, batch_size):
-                        # execute_write retries transient errors and lost connections with backoff.
-                        element_ids.update(session.execute_write(_run_batch, node_merge_query(label), batch))
+                for label in NODE_LABELS:
+                    d = diff(nodes.get(label, []), "id", session.run(state_query(label)))
+                    element_ids.update(d.kept)
+                    bar.update(d.unchanged)
+                    for batch in _batches(d.create, batch_size):
+                        records = _write(session, node_create_query(label), batch, node_create_query(label, merge=True))
+                        element_ids.update((r["id"], r["eid"]) for r in records)
                         bar.update(len(batch))
+                    _update(session, UPDATE_NODES, d.update, batch_size, bar)
+                    stale.append((DELETE_NODES, d.stale))
+                    done.update(created=len(d.create), updated=len(d.update))
                 seconds["nodes"] = time.perf_counter() - t
+
                 t = time.perf_counter()
-                for edge_type, rows in edge_rows(graph, element_ids).items():
-                    for batch in _batches(rows, batch_size):
-                        session.execute_write(_run_batch, edge_merge_query(edge_type), batch)
+                edges = edge_rows(graph, element_ids)
+                for edge_type in EDGE_TYPES:
+                    d = diff(edges.get(edge_type, []), "key", session.run(state_query(edge_type)))
+                    bar.update(d.unchanged)
+                    create, merge = edge_create_query(edge_type), edge_create_query(edge_type, merge=True)
+                    for batch in _batches(d.create, batch_size):
+                        sent = [{"a": r["a"], "b": r["b"], "props": r["props"]} for r in batch]
+                        _check_written(_write(session, create, sent, merge), len(sent))
                         bar.update(len(batch))
+                    _update(session, UPDATE_RELATIONSHIPS, d.update, batch_size, bar)
+                    stale.insert(0, (DELETE_RELATIONSHIPS, d.stale))  # relationships before nodes
+                    done.update(created=len(d.create), updated=len(d.update))
                 seconds["relationships"] = time.perf_counter() - t
             finally:
                 bar.close()
 
             if prune:
                 t = time.perf_counter()
-                removed = _prune(session, graph, batch_size)
+                for query, eids in stale:
+                    for batch in _batches(eids, batch_size):
+                        session.execute_write(_run, query, batch)
+                    done.update(deleted=len(eids))
                 seconds["prune"] = time.perf_counter() - t
-                if removed:
-                    log.info("neo4j: removed %d nodes and relationships no longer in the graph", removed)
     n_counts, e_counts = graph_counts(graph)
-    log.info("neo4j: loaded %d nodes, %d relationships into %s/%s", len(graph.nodes), len(graph.edges), uri, database)
+    log.info(
+        "neo4j: loaded %d nodes, %d relationships into %s/%s (created %d, updated %d, deleted %d)",
+        len(graph.nodes), len(graph.edges), uri, database, done["created"], done["updated"], done["deleted"],
+    )
     return WriteReport("neo4j", n_counts, e_counts, seconds, batch_size)
 
 
-def _run_batch(tx: neo4j.ManagedTransaction, query: str, batch: Sequence[Any]) -> dict[str, str]:
-    """One write transaction; returns ``{id: element id}`` for node batches, ``{}`` for relationships."""
-    return {record["id"]: record["eid"] for record in tx.run(query, rows=batch)}
+def _run(tx: neo4j.ManagedTransaction, query: str, batch: Sequence[Any]) -> list[neo4j.Record]:
+    return list(tx.run(query, rows=batch))
+
+
+def _write(session: neo4j.Session, query: str, batch: Sequence[Any], retry_query: str) -> list[neo4j.Record]:
+    """One CREATE batch; a retry runs ``retry_query`` (MERGE), since the first commit may have landed."""
+    attempts = 0
+
+    def work(tx: neo4j.ManagedTransaction) -> list[neo4j.Record]:
+        nonlocal attempts
+        attempts += 1
+        return _run(tx, query if attempts == 1 else retry_query, batch)
+
+    # execute_write retries transient errors and lost connections with backoff.
+    return session.execute_write(work)
+
+
+def _update(session: neo4j.Session, query: str, rows: Sequence[Any], batch_size: int, bar: Any) -> None:
+    for batch in _batches(rows, batch_size):
+        _check_written(session.execute_write(_run, query, batch), len(batch))
+        bar.update(len(batch))
+
+
+def _check_written(records: Sequence[neo4j.Record], expected: int) -> None:
+    """Rows are matched by element ids read moments ago; fewer matches means another writer."""
+    if records[0]["n"] != expected:
+        raise SinkError(
+            f"{expected - records[0]['n']} of {expected} rows found no node or relationship: the database "
+            "changed during the load (another writer?); run the load again"
+        )
 
 
 def _check_edges(graph: GraphDocument) -> None:
@@ -320,19 +438,6 @@ def _check_edges(graph: GraphDocument) -> None:
         for end in (edge.source, edge.target):
             if end not in ids:
                 raise SinkError(f"edge {edge.key!r} names node {end!r}, which is not in the graph")
-
-
-def _prune(session: neo4j.Session, graph: GraphDocument, batch_size: int) -> int:
-    keep = {node.id for node in graph.nodes} | {edge.key for edge in graph.edges}
-    removed = 0
-    # Relationships first: a stale node's relationships go with it anyway.
-    for names, delete in ((EDGE_TYPES, DELETE_RELATIONSHIPS), (NODE_LABELS, DELETE_NODES)):
-        for name in names:
-            stale = [eid for key, eid in session.run(keys_query(name)).values() if key not in keep]
-            for batch in _batches(stale, batch_size):
-                session.execute_write(_run_batch, delete, batch)
-            removed += len(stale)
-    return removed
 
 
 def _progress(total: int, enabled: bool) -> Any:
