@@ -1,35 +1,77 @@
-"""Neo4j load throughput: nodes/s and relationships/s by phase and batch size, and a no-op reload.
+"""Neo4j load throughput: nodes/s and relationships/s by phase and batch size, and reloads.
 
 Each batch size gets an emptied database (the empty graph loaded with pruning), a fresh load,
-then a second load of the same graph, which must write nothing.
+a second load of the same graph (must write nothing: "no-op"), and a load of the graph with 1%
+of its nodes renamed and 1% of its relationships dropped ("1% change"). CPU seconds of the server
+(when scripts/neo4j-local runs it) and of this client during the fresh load come beside the times.
 
     scripts/neo4j-local start
-    python bench/neo4j_load.py                      # synthetic graph, 5,000 papers
+    python bench/neo4j_load.py                      # synthetic graph, 5,000 papers (~40k relationships)
+    python bench/neo4j_load.py --papers 37500       # ~300k relationships
     python bench/neo4j_load.py --out out/iclr2026   # a built graph folder (its graph.json)
-    python bench/neo4j_load.py --papers 20000 --batch-sizes 1000 10000
+    python bench/neo4j_load.py --compare /tmp/old_neo4j.py   # also time another version of the sink
 
-Connection from NEO4J_URI / NEO4J_USERNAME / NEO4J_PASSWORD / NEO4J_DATABASE. The database is
-emptied of paperkg's labels and types: do not point this at data you want to keep.
+``--compare`` takes a file holding an older ``kg/stores/neo4j.py`` (``git show REV:kg/stores/neo4j.py``)
+and runs it on the same graph and batch sizes, interleaved, so a before/after ratio comes from one
+run on a machine whose load varies. Connection from NEO4J_URI / NEO4J_USERNAME / NEO4J_PASSWORD /
+NEO4J_DATABASE. The database is emptied of paperkg's labels and types: do not point this at data
+you want to keep.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import logging
 import os
+import sys
 import time
+from dataclasses import replace
 from pathlib import Path
+from types import ModuleType
 
 from kg.records import GraphDocument
 from kg.stores import neo4j as sink
 from kg.stores.synthetic import synthetic_graph
 
 
+def small_change(graph: GraphDocument, step: int = 100) -> GraphDocument:
+    """Every ``step``-th node renamed and every ``step``-th relationship dropped."""
+    nodes = tuple(replace(n, name=f"{n.name} (renamed)") if i % step == 0 else n for i, n in enumerate(graph.nodes))
+    edges = tuple(e for i, e in enumerate(graph.edges) if i % step != 1)
+    return GraphDocument(nodes, edges, graph.meta)
+
+
+def _server_cpu() -> float:
+    """CPU seconds used so far by the server scripts/neo4j-local started (NaN if it is elsewhere).
+
+    Throughput on a shared machine follows the load average; CPU seconds per phase do not.
+    """
+    home = Path(os.environ.get("NEO4J_LOCAL_HOME", Path(__file__).resolve().parents[1] / ".neo4j-local"))
+    try:
+        fields = Path(f"/proc/{int((home / 'neo4j.pid').read_text())}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, ValueError):
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _module(path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location("neo4j_sink_compared", path)
+    assert spec and spec.loader, path
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, help="built graph folder holding graph.json (default: synthetic)")
     parser.add_argument("--papers", type=int, default=5000, help="papers in the synthetic graph")
-    parser.add_argument("--batch-sizes", type=int, nargs="+", default=[500, 1000, 5000, 10000])
+    parser.add_argument("--batch-sizes", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--compare", type=Path, help="an older neo4j.py to time on the same graph")
     args = parser.parse_args()
+    logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)  # older sinks draw warnings
 
     if args.out:
         from kg.stores.nx import read_node_link
@@ -39,28 +81,38 @@ def main() -> None:
     else:
         graph = synthetic_graph(args.papers)
         source = f"synthetic, {args.papers} papers"
+    changed = small_change(graph)
+    sinks = {"current": sink} | ({args.compare.name: _module(args.compare)} if args.compare else {})
     conn = sink.Connection.from_env()
     kw = {"uri": conn.uri, "user": conn.user, "password": conn.password, "database": conn.database}
     print(f"graph: {source}: {len(graph.nodes):,} nodes, {len(graph.edges):,} relationships; {conn.uri}")
     load1 = os.getloadavg()[0]
-    header = f"{'batch':>6} {'constraints s':>13} {'nodes s':>8} {'nodes/s':>8} {'rels s':>8} {'rels/s':>8} {'prune s':>8} {'total s':>8} {'no-op s':>8}"
+    header = (
+        f"{'sink':>16} {'batch':>6} {'constr. s':>9} {'nodes s':>8} {'nodes/s':>8} {'rels s':>8} {'rels/s':>8} "
+        f"{'prune s':>8} {'total s':>8} {'srv cpu':>8} {'cli cpu':>8} {'no-op s':>8} {'1% chg s':>8}"
+    )
     print(header)
     print("-" * len(header))
     for size in args.batch_sizes:
-        sink.load(GraphDocument((), ()), **kw, progress=False)  # empty the database
-        t = time.perf_counter()
-        report = sink.load(graph, **kw, batch_size=size, progress=False)
-        total = time.perf_counter() - t
-        t = time.perf_counter()
-        sink.load(graph, **kw, batch_size=size, progress=False)
-        noop = time.perf_counter() - t
-        s = report.seconds
-        print(
-            f"{size:>6} {s['constraints']:>13.2f} {s['nodes']:>8.2f} {len(graph.nodes) / s['nodes']:>8,.0f} "
-            f"{s['relationships']:>8.2f} {len(graph.edges) / s['relationships']:>8,.0f} {s['prune']:>8.2f} "
-            f"{total:>8.2f} {noop:>8.2f}",
-            flush=True,
-        )
+        for name, module in sinks.items():
+            module.load(GraphDocument((), ()), **kw, progress=False)  # empty the database
+            t, server, client = time.perf_counter(), _server_cpu(), time.process_time()
+            report = module.load(graph, **kw, batch_size=size, progress=False)
+            total = time.perf_counter() - t
+            server, client = _server_cpu() - server, time.process_time() - client
+            t = time.perf_counter()
+            module.load(graph, **kw, batch_size=size, progress=False)
+            noop = time.perf_counter() - t
+            t = time.perf_counter()
+            module.load(changed, **kw, batch_size=size, progress=False)
+            change = time.perf_counter() - t
+            s = report.seconds
+            print(
+                f"{name:>16} {size:>6} {s['constraints']:>9.2f} {s['nodes']:>8.2f} {len(graph.nodes) / s['nodes']:>8,.0f} "
+                f"{s['relationships']:>8.2f} {len(graph.edges) / s['relationships']:>8,.0f} {s['prune']:>8.2f} "
+                f"{total:>8.2f} {server:>8.1f} {client:>8.1f} {noop:>8.2f} {change:>8.2f}",
+                flush=True,
+            )
     print(f"load average (1 min) at start {load1:.1f}, at end {os.getloadavg()[0]:.1f}, on {os.cpu_count()} cores")
 
 
