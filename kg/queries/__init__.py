@@ -145,7 +145,8 @@ def _run(query: Query, given: dict[str, Any], backend: Backend) -> list[dict[str
     for param in query.params:
         if param.labels and values[param.name] is not None:
             values[param.name] = resolve(backend, param, values[param.name])
-    rows = backend.execute(query.name, _text(query, backend), values, query.params)
+    cap = None if query.name in post.WHOLE else next((values[k] for k in LIMIT_PARAMS if k in values), None)
+    rows = backend.execute(query.name, _text(query, backend), values, query.params, cap)
     rows = [_normalise(row, query.returns, post.ADDED.get(query.name, ())) for row in rows]
     rows = post.apply(query.name, rows, values)
     for key in LIMIT_PARAMS:

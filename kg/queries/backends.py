@@ -7,6 +7,7 @@ Labels reach Cypher text only after the schema's allow-list has checked them.
 
 from __future__ import annotations
 
+import itertools
 import re
 import weakref
 from collections.abc import Iterable, Sequence
@@ -36,7 +37,11 @@ class Backend(Protocol):
 
     name: str
 
-    def execute(self, query_name: str, text: str, values: dict[str, Any], params: Sequence[Param]) -> list[dict[str, Any]]: ...
+    def execute(
+        self, query_name: str, text: str, values: dict[str, Any], params: Sequence[Param], cap: int | None = None
+    ) -> list[dict[str, Any]]:
+        """Rows of the query; ``cap``: the caller keeps only the first rows (the query's order is total)."""
+        ...
 
     def existing(self, ids: Sequence[str], labels: Sequence[str]) -> list[Candidate]: ...
 
@@ -60,7 +65,9 @@ class PythonBackend:
             graph = to_networkx(graph)
         self.graph = graph
 
-    def execute(self, query_name: str, text: str, values: dict[str, Any], params: Sequence[Param]) -> list[dict[str, Any]]:
+    def execute(
+        self, query_name: str, text: str, values: dict[str, Any], params: Sequence[Param], cap: int | None = None
+    ) -> list[dict[str, Any]]:
         from kg.queries import python
 
         return getattr(python, query_name)(self.graph, **values)
@@ -97,9 +104,13 @@ class PythonBackend:
 class SparqlBackend:
     """The embedded store: a ``pyoxigraph.Store`` holding the ``kg.schema.vocab`` mapping.
 
-    Oxigraph plans a query without knowing that a substituted variable is bound, so the canned
-    queries anchor on the parameter first and put per-row look-ups in OPTIONAL (a left join is
-    evaluated row by row from its left side); a substituted variable must also be projected.
+    Oxigraph plans a query without knowing that a substituted variable is bound (pyoxigraph 0.5.13,
+    the latest, still does), so the canned queries start from a triple pattern on the parameter,
+    join every further pattern through a variable already bound, and read per-row values with
+    OPTIONALs of one triple.  An OPTIONAL of several triples, or an edge type compared with ``=``
+    (a constant the planner would start from), makes Oxigraph read whole predicates instead.
+    Whole-type rankings read the rank bands of ``kg.schema.aggregates``.  A substituted variable
+    must also be projected.
     """
 
     name = "embedded"
@@ -107,15 +118,18 @@ class SparqlBackend:
     def __init__(self, store: Any) -> None:
         self.store = store
 
-    def _select(self, text: str, substitutions: dict[str, Any]) -> list[dict[str, Any]]:
+    def _select(self, text: str, substitutions: dict[str, Any], cap: int | None = None) -> list[dict[str, Any]]:
         import pyoxigraph as ox
 
         subs = {ox.Variable(k): term for k, term in substitutions.items()}
         result = self.store.query(text, prefixes=v.PREFIXES, substitutions=subs)
         names = [var.value for var in result.variables]
-        return [{n: _python(sol[n]) for n in names} for sol in result]
+        # Each solution costs a Python object: stop at the cap rather than convert rows the runner drops.
+        return [{n: _python(sol[n]) for n in names} for sol in itertools.islice(result, cap)]
 
-    def execute(self, query_name: str, text: str, values: dict[str, Any], params: Sequence[Param]) -> list[dict[str, Any]]:
+    def execute(
+        self, query_name: str, text: str, values: dict[str, Any], params: Sequence[Param], cap: int | None = None
+    ) -> list[dict[str, Any]]:
         import pyoxigraph as ox
 
         types = {p.name: p for p in params}
@@ -130,7 +144,7 @@ class SparqlBackend:
                 subs[key] = ox.NamedNode(v.class_iri(value))
             else:
                 subs[key] = ox.Literal(value)
-        return self._select(text, subs)
+        return self._select(text, subs, cap)
 
     def existing(self, ids: Sequence[str], labels: Sequence[str]) -> list[Candidate]:
         import pyoxigraph as ox
@@ -217,7 +231,9 @@ class CypherBackend:
         )
         return [record.data() for record in records]
 
-    def execute(self, query_name: str, text: str, values: dict[str, Any], params: Sequence[Param]) -> list[dict[str, Any]]:
+    def execute(
+        self, query_name: str, text: str, values: dict[str, Any], params: Sequence[Param], cap: int | None = None
+    ) -> list[dict[str, Any]]:
         return self._read(text, values)
 
     @staticmethod

@@ -22,6 +22,9 @@ ADDED: dict[str, tuple[str, ...]] = {
 }
 """Columns a query's header declares that post-processing adds (the backends do not return them)."""
 
+WHOLE = frozenset({"area_overview", *ADDED})
+"""Queries whose post-processing needs every row, so a backend may not stop reading at the limit."""
+
 
 def apply(name: str, rows: Rows, params: dict[str, Any]) -> Rows:
     """Add the post-processed columns of query ``name`` (rows pass through for other queries)."""

@@ -35,9 +35,12 @@ class Built:
 
 
 def _built(name: str, document: GraphDocument, folder: Path) -> Built:
+    """Every store of one graph, with the build-time aggregates the embedded queries look up."""
+    from kg.schema.aggregates import with_aggregates
     from kg.stores.nx import to_networkx
     from kg.stores.rdf import open_store, write_store
 
+    document = with_aggregates(document)
     write_store(document, folder / "store")
     return Built(name, document, to_networkx(document), open_store(folder / "store"))
 
