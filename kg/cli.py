@@ -97,7 +97,7 @@ def build(sources: tuple[Path, ...], out: Path, limit: int | None, neo4j_uri: st
     _echo_json(_printable(result.summary))
     click.echo(f"graph written to {result.out}/ ; explorer: {result.out / 'explorer.html'}", err=True)
     if neo4j_uri:
-        _load_neo4j(result.graph, Settings.from_env(neo4j_uri=neo4j_uri), batch_size=1000)
+        _load_neo4j(result.graph, Settings.from_env(neo4j_uri=neo4j_uri), batch_size=10_000)
 
 
 def _printable(summary: dict[str, Any]) -> dict[str, Any]:

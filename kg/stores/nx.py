@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import networkx as nx
@@ -69,13 +70,23 @@ def read_node_link(path: Path) -> GraphDocument:
 
 
 def write_graphml(graph: GraphDocument, path: Path) -> None:
-    """GraphML for Gephi/yEd; list properties are JSON-encoded strings (GraphML has no lists)."""
+    """GraphML for Gephi/yEd; list properties are JSON-encoded strings (GraphML has no lists).
+
+    XML 1.0 cannot carry most control characters, which real abstracts contain (stray ``\\x08``
+    from LaTeX, form feeds): in GraphML, and only there, they become U+FFFD.
+    """
     g = to_networkx(graph)
     for _, data in g.nodes(data=True):
         _flatten(data)
     for _, _, data in g.edges(data=True):
         _flatten(data)
+    renamed = {n: _XML_ILLEGAL.sub("\ufffd", n) for n in g if _XML_ILLEGAL.search(n)}
+    if renamed:
+        nx.relabel_nodes(g, renamed, copy=False)
     nx.write_graphml(g, path)
+
+
+_XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
 
 def _flatten(data: dict) -> None:
@@ -84,3 +95,5 @@ def _flatten(data: dict) -> None:
             data[key] = json.dumps(list(value), ensure_ascii=False)
         elif value is None:
             del data[key]
+        elif isinstance(value, str) and _XML_ILLEGAL.search(value):
+            data[key] = _XML_ILLEGAL.sub("\ufffd", value)

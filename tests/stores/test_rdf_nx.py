@@ -101,3 +101,16 @@ def test_rdf_ntriples_round_trip_counts(graph: GraphDocument) -> None:
     data = ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES)
     parsed = rdflib.Graph().parse(data=data.decode(), format="nt")
     assert len(parsed) == len(set(map(str, triples)))
+
+
+def test_graphml_carries_control_characters_as_replacement_characters(tmp_path) -> None:
+    """Real abstracts hold characters XML 1.0 cannot (a ``\\x08`` left by LaTeX); GraphML must still be written."""
+    text = "We propose Foo\x08Net\x0c for graphs."
+    paper = Node("paper:p\x01", "Paper", "Foo\x08Net paper", papers=("paper:p\x01",), properties={"abstract": text})
+    method = Node("method:foo\x08net", "Method", "Foo\x08Net", papers=("paper:p\x01",), mentions=1)
+    edge = Edge(paper.id, method.id, "MENTIONS", (Evidence(paper.id, 11, 18, 0, len(text), "r", 0.5),))
+    nx_sink.write_graphml(GraphDocument((method, paper), (edge,)), tmp_path / "g.graphml")
+    back = nx.read_graphml(tmp_path / "g.graphml")
+    assert sorted(back.nodes) == ["method:foo\ufffdnet", "paper:p\ufffd"]
+    assert back.nodes["paper:p\ufffd"]["abstract"] == "We propose Foo\ufffdNet\ufffd for graphs."
+    assert list(back.edges) == [("paper:p\ufffd", "method:foo\ufffdnet")]
