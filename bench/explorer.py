@@ -2,7 +2,7 @@
 
 Builds synthetic GraphDocuments shaped like the paper graph (30% papers with ~1.2 kB abstracts,
 Zipf-popular entities with aliases, 3 edges per node, every edge with an evidence sentence),
-renders each with ``kg.viz.render`` and opens it from file:// with the network blocked.
+renders each (payload + page, as ``kg.viz.render`` does) and opens it from file:// with the network blocked.
 
 First paint: navigation start to the first animation frame after sigma has drawn.  Frame times:
 ``requestAnimationFrame`` deltas while the mouse drags the graph around and then zooms with the
@@ -14,6 +14,7 @@ frame that shows the highlight has been produced.
 
     python bench/explorer.py                 # 1k, 5k, 10k nodes
     python bench/explorer.py --sizes 2000 --steps 60 --keep out/
+    python bench/explorer.py --graph /tmp/iclr --sizes 10000   # a view of a real built graph
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ import time
 from pathlib import Path
 
 from kg.records import ENTITY_LABELS, Edge, Evidence, GraphDocument, Node
-from kg.viz import render
+from kg.viz import assemble
+from kg.viz.payload import build_payload
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-extensions", "--no-first-run"]
@@ -165,7 +167,14 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=30, help="mouse moves, then as many wheel notches")
     parser.add_argument("--hovers", type=int, default=15, help="nodes to hover for the latency")
     parser.add_argument("--keep", type=Path, help="write the explorer files here")
+    parser.add_argument("--graph", type=Path, help="a `kg build` output folder: measure overviews of this real graph "
+                        "(the top --sizes nodes by support) instead of synthetic ones")
     args = parser.parse_args()
+    real = None
+    if args.graph:
+        import kg
+
+        real = kg.open(args.graph).document
 
     from playwright.sync_api import sync_playwright
 
@@ -173,9 +182,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         for n in [0, *args.sizes]:  # 0 nodes: the page's own frame cost, the floor for the rest
-            doc = synthetic(n) if n else GraphDocument(nodes=(), edges=())
+            doc = (real or synthetic(n)) if n else GraphDocument(nodes=(), edges=())
             t0 = time.perf_counter()
-            page_html = render(doc, max_nodes=n)
+            payload = build_payload(doc, max_nodes=n)
+            page_html = assemble(payload, title="paperkg explorer")
             render_s = time.perf_counter() - t0
             out = (args.keep or Path(tmp)) / f"explorer-{n}.html"
             out.parent.mkdir(parents=True, exist_ok=True)
@@ -183,7 +193,7 @@ def main() -> None:
             page = browser.new_page(viewport={"width": 1280, "height": 800})
             first_paint, deltas, latencies = measure(page, out, args.steps, args.hovers)
             page.close()
-            rows.append((n, len(doc.edges), f"{out.stat().st_size / 1e6:.1f}", f"{render_s:.1f}", f"{first_paint / 1000:.2f}",
+            rows.append((len(payload["nodes"]), len(payload["edges"]), f"{out.stat().st_size / 1e6:.1f}", f"{render_s:.1f}", f"{first_paint / 1000:.2f}",
                          *percentiles(deltas), f"{1000 / statistics.mean(deltas):.1f}", *percentiles(latencies)))
         browser.close()
 
