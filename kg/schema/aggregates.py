@@ -7,7 +7,8 @@ reads every Method (80,000 on the ICLR 2026 graph) cannot answer in 50 ms.  A *r
 ``2**(b-1)+1 .. 2**b`` (band 0 holds rank 1), so ranks ``1..limit`` lie in the bands whose first
 rank is at most ``limit``, together fewer than ``2 * limit`` nodes per ranking.
 
-Properties added (every store gets them through ``kg.schema.node_properties``):
+Properties added (to the embedded RDF store and its Turtle only: ``kg.stores.rdf`` applies
+``with_aggregates`` when writing; Cypher and the Python queries answer without them):
 
 * entities: ``rankBand`` — band of the rank within the label by (support desc, mentions desc, id),
   the order of ``top_entities``;
@@ -43,11 +44,11 @@ from kg.records import ENTITY_LABELS, GraphDocument
 AGGREGATE_PROPERTIES = (
     "rankBand", "firstYear", "firstYearPapers", "datedPapers", "firstYearBand", "entityCount", "areaPapers", "areaBands",
 )
+"""Node properties this module owns; recomputing replaces them."""
 SEPARATOR = "\x1f"
 """Joins an area and a number in ``areaPapers`` and ``areaBands``: no area name contains it."""
 SECTIONS = {"Problem": "Problem", "Method": "Method", "Model": "Method"}
 """The ``area_overview`` section of each label it ranks."""
-"""Node properties this module owns; recomputing replaces them."""
 
 
 def band(rank: int) -> int:
