@@ -139,14 +139,22 @@ def _backend(backend: str, *, graph: Any, store: Any, driver: Any, database: str
 
 
 def _run(query: Query, given: dict[str, Any], backend: Backend) -> list[dict[str, Any]]:
-    from kg.queries import post
+    from kg.queries import post, steps
 
     values = bind(query, given)
     for param in query.params:
         if param.labels and values[param.name] is not None:
             values[param.name] = resolve(backend, param, values[param.name])
     cap = None if query.name in post.WHOLE else next((values[k] for k in LIMIT_PARAMS if k in values), None)
-    rows = backend.execute(query.name, _text(query, backend), values, query.params, cap)
+    text = _text(query, backend)
+    parts = steps.parts(text)
+    if parts:
+        def part(name: str, given: dict[str, Any]) -> list[dict[str, Any]]:
+            return backend.execute(query.name, parts[name], given, query.params)
+
+        rows = steps.PROGRAMS[query.name](part, **values)
+    else:
+        rows = backend.execute(query.name, text, values, query.params, cap)
     rows = [_normalise(row, query.returns, post.ADDED.get(query.name, ())) for row in rows]
     rows = post.apply(query.name, rows, values)
     for key in LIMIT_PARAMS:

@@ -1,0 +1,74 @@
+"""Queries that run as a few statements: a query file made of parts, and the program that runs them.
+
+One statement cannot answer some questions fast.  ``connection`` must stop at the shortest length
+that has a path, and neither Oxigraph nor Neo4j stops a UNION of lengths early: the single
+statement enumerated every path of up to three papers (over 40 s on the full ICLR 2026 graph).
+Such a query's file keeps its parsed header and then holds named parts, each opening with a
+``# part: NAME`` line (``// part: NAME`` in Cypher).  The program below runs the parts in order;
+every value a part needs is bound as one of the query's declared parameters, never pasted into
+the text.  The Python backend runs the reference function instead.
+
+Example:
+    >>> parts("# name: q\\n# part: one\\nSELECT 1\\n# part: two\\nSELECT 2")
+    {'one': 'SELECT 1', 'two': 'SELECT 2'}
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+Part = Callable[[str, dict[str, Any]], list[dict[str, Any]]]
+"""Runs one part of the query with the given parameter values and returns its rows."""
+
+_PART = re.compile(r"^\s*(?:#|//)\s*part:\s*(\w+)\s*$", re.MULTILINE)
+
+
+def parts(text: str) -> dict[str, str]:
+    """The named parts of a query file, in order (empty when the file is one statement)."""
+    found = list(_PART.finditer(text))
+    return {
+        m.group(1): text[m.end() : found[i + 1].start() if i + 1 < len(found) else len(text)].strip()
+        for i, m in enumerate(found)
+    }
+
+
+def connection(part: Part, a: str, b: str) -> list[dict[str, Any]]:
+    """The path of ``kg.queries.python.connection``, found length by length (at most 3 papers).
+
+    Parts: ``first`` — the smallest paper mentioning both ``a`` and ``b``; ``pair2`` and
+    ``pair3`` — the smallest (paper of ``a``, entity of that paper) whose entity is one or two
+    papers from ``b``; ``node`` — id, name and label of node ``a``.  A length is tried only when
+    no shorter path exists, so the entity chosen by ``pair2``/``pair3`` is exactly one or two
+    papers from ``b`` and the rest of the path is the same search from it: among equally short
+    paths this picks the one whose ids sort first, as the reference does.
+    """
+    if a == b:
+        return []
+    path = [a]
+    for length in (1, 2, 3):
+        if _extend(part, path, b, length):
+            return [part("node", {"a": node})[0] | {"step": i} for i, node in enumerate(path)]
+    return []
+
+
+def _extend(part: Part, path: list[str], b: str, length: int) -> bool:
+    """Append the first path of ``length`` papers from ``path[-1]`` to ``b``; False when there is none."""
+    if length == 1:
+        rows = part("first", {"a": path[-1], "b": b})
+        if rows:
+            path += [rows[0]["n1"], b]
+        return bool(rows)
+    rows = part(f"pair{length}", {"a": path[-1], "b": b})
+    if not rows:
+        return False
+    path += [rows[0]["n1"], rows[0]["n2"]]
+    # n2 is exactly length - 1 papers from b (a shorter path from it would make a shorter whole)
+    if not _extend(part, path, b, length - 1):
+        raise RuntimeError(f"connection: no path of {length - 1} papers continues {path} to {b}")
+    return True
+
+
+PROGRAMS: dict[str, Callable[..., list[dict[str, Any]]]] = {"connection": connection}
+"""Query name -> program, for queries whose files are made of parts."""
