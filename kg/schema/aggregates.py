@@ -7,8 +7,10 @@ reads every Method (80,000 on the ICLR 2026 graph) cannot answer in 50 ms.  A *r
 ``2**(b-1)+1 .. 2**b`` (band 0 holds rank 1), so ranks ``1..limit`` lie in the bands whose first
 rank is at most ``limit``, together fewer than ``2 * limit`` nodes per ranking.
 
-Properties added (to the embedded RDF store and its Turtle only: ``kg.stores.rdf`` applies
-``with_aggregates`` when writing; Cypher and the Python queries answer without them):
+Properties added (by the writers, not to ``graph.json``: ``kg.stores.rdf`` applies ``with_aggregates``
+to the embedded store and its Turtle, ``kg.stores.neo4j`` to Neo4j, where range indexes on the
+scalar ones serve ``top_entities``, ``new_in_corpus`` and ``similar_papers``; the Python queries
+answer without them):
 
 * entities: ``rankBand`` — band of the rank within the label by (support desc, mentions desc, id),
   the order of ``top_entities``;

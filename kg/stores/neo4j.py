@@ -10,7 +10,8 @@ The load is a diff, because MERGE-and-compare on the server cost a lookup and a 
 per row even when nothing changed. Phases, each write in batched transactions (the driver
 retries transient failures, with backoff, for ``retry_seconds``):
 
-1. one uniqueness constraint on ``id`` per label (``IF NOT EXISTS``), which also indexes MERGE;
+1. one uniqueness constraint on ``id`` per label (``IF NOT EXISTS``), which also indexes MERGE, and
+   the range indexes of :data:`INDEXES` that the canned queries seek on;
 2. per label: stream what the database holds (``id``, element id, properties) in one query,
    then ``UNWIND $rows ... CREATE`` the missing nodes and ``SET n = row.props`` (by element id)
    only where the properties differ;
@@ -25,6 +26,9 @@ A load killed half-way leaves whole committed batches, which the next load's dif
 A batch the driver retries (its commit may have gone through before the connection dropped) is
 sent again as MERGE, so a retry can never duplicate. Two loads into one database at the same
 time are not supported; the next load removes any duplicate relationships they leave.
+
+Nodes carry the build-time aggregates of :mod:`kg.schema.aggregates` (rank bands, first year,
+paper counts), as in the RDF store, so whole-type canned queries seek a few nodes by index.
 
 The ``neo4j`` driver is imported here, and this module is imported only on use, so
 ``import kg`` stays light.
@@ -45,8 +49,9 @@ import neo4j
 from neo4j import exceptions as nex
 
 from kg.errors import SinkError
-from kg.records import GraphDocument
+from kg.records import ENTITY_LABELS, GraphDocument
 from kg.schema import EDGE_TYPES, NODE_LABELS, check_edge_type, check_label, edge_properties, node_properties
+from kg.schema.aggregates import with_aggregates
 from kg.stores import WriteReport, graph_counts
 
 log = logging.getLogger(__name__)
@@ -92,6 +97,25 @@ def constraint_query(label: str) -> str:
     """
     check_label(label)
     return f"CREATE CONSTRAINT {label.lower()}_id IF NOT EXISTS FOR (n:{label}) REQUIRE n.id IS UNIQUE"
+
+
+INDEXES: dict[str, tuple[tuple[str, ...], ...]] = {
+    **{label: (("rankBand",), ("firstYear", "firstYearBand")) for label in ENTITY_LABELS},
+    "Paper": (("year",), ("primaryArea",)),
+}
+"""Range indexes per label: the rank bands of ``top_entities`` and ``new_in_corpus``, paper year and area."""
+
+
+def index_query(label: str, properties: tuple[str, ...]) -> str:
+    """One range index (``IF NOT EXISTS``); property names come from :data:`INDEXES`, never from data.
+
+    Example:
+        >>> index_query("Method", ("firstYear", "firstYearBand"))
+        'CREATE INDEX method_firstyear_firstyearband IF NOT EXISTS FOR (n:Method) ON (n.firstYear, n.firstYearBand)'
+    """
+    check_label(label)
+    name = "_".join((label, *properties)).lower()
+    return f"CREATE INDEX {name} IF NOT EXISTS FOR (n:{label}) ON ({', '.join(f'n.{p}' for p in properties)})"
 
 
 def state_query(name: str) -> str:
@@ -164,9 +188,9 @@ DELETE_RELATIONSHIPS = "UNWIND $rows AS eid MATCH ()-[r]->() WHERE elementId(r) 
 
 
 def node_rows(graph: GraphDocument) -> dict[str, list[dict[str, Any]]]:
-    """Rows per label, in the graph's (sorted) order."""
+    """Rows per label, in the graph's (sorted) order, with the aggregates of :mod:`kg.schema.aggregates`."""
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for node in graph.nodes:
+    for node in with_aggregates(graph).nodes:
         rows[check_label(node.label)].append({"id": node.id, "props": node_properties(node)})
     return dict(rows)
 
@@ -344,6 +368,9 @@ def load(
             session.run("RETURN 1").consume()  # an unknown database fails here, before any write
             for label in NODE_LABELS:
                 session.run(constraint_query(label)).consume()
+            for label, indexed in INDEXES.items():
+                for properties in indexed:
+                    session.run(index_query(label, properties)).consume()
             session.run("CALL db.awaitIndexes(300)").consume()
             seconds["constraints"] = time.perf_counter() - t
 
