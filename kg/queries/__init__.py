@@ -149,8 +149,8 @@ def _run(query: Query, given: dict[str, Any], backend: Backend) -> list[dict[str
     text = _text(query, backend)
     parts = steps.parts(text)
     if parts:
-        def part(name: str, given: dict[str, Any]) -> list[dict[str, Any]]:
-            return backend.execute(query.name, parts[name], given, query.params)
+        def part(name: str, given: dict[str, Any], cap: int | None = None) -> list[dict[str, Any]]:
+            return backend.execute(query.name, parts[name], given, query.params, cap)
 
         rows = steps.PROGRAMS[query.name](part, **values)
     else:

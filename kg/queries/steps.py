@@ -19,8 +19,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-Part = Callable[[str, dict[str, Any]], list[dict[str, Any]]]
-"""Runs one part of the query with the given parameter values and returns its rows."""
+Part = Callable[..., list[dict[str, Any]]]
+"""``part(name, values, cap=None)``: the rows of one part run with these parameter values (``cap``: only
+the first rows are kept)."""
 
 _PART = re.compile(r"^\s*(?:#|//)\s*part:\s*(\w+)\s*$", re.MULTILINE)
 
@@ -70,5 +71,16 @@ def _extend(part: Part, path: list[str], b: str, length: int) -> bool:
     return True
 
 
-PROGRAMS: dict[str, Callable[..., list[dict[str, Any]]]] = {"connection": connection}
+def rising_entities(part: Part, type: str, since: int, limit: int) -> list[dict[str, Any]]:
+    """Rows of the ``ranked`` part, run only when dated papers fall both before and since ``since``.
+
+    Parts: ``totals`` — dated papers before and since ``since``; ``ranked`` — the ranking itself.
+    """
+    totals = part("totals", {"since": since})
+    if not totals or not totals[0]["before"] or not totals[0]["after"]:
+        return []  # growth = after * totalBefore - before * totalAfter is never positive
+    return part("ranked", {"type": type, "since": since, "limit": limit}, limit)
+
+
+PROGRAMS: dict[str, Callable[..., list[dict[str, Any]]]] = {"connection": connection, "rising_entities": rising_entities}
 """Query name -> program, for queries whose files are made of parts."""

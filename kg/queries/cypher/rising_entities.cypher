@@ -7,6 +7,8 @@ MATCH (p:Paper)
 WHERE p.year IS NOT NULL
 WITH sum(CASE WHEN p.year < $since THEN 1 ELSE 0 END) AS totalBefore,
      sum(CASE WHEN p.year >= $since THEN 1 ELSE 0 END) AS totalAfter
+// With no dated paper before $since or none since it, no share grows: skip reading every mention.
+WHERE totalBefore > 0 AND totalAfter > 0
 MATCH (q:Paper)-[:MENTIONS]->(e)
 WHERE q.year IS NOT NULL AND $type IN labels(e)
 WITH totalBefore, totalAfter, e,
