@@ -68,3 +68,37 @@ def test_parity_iclr_slice_neo4j(iclr_built, neo4j_driver) -> None:
     from conftest import load_into_neo4j
 
     _compare(iclr_built, "neo4j", driver=load_into_neo4j(neo4j_driver, iclr_built))
+
+
+def _connection_pairs(built) -> list[dict]:
+    """For each path length (1-3 papers, then none), the first entity pair in id order that has it."""
+    from kg.records import ENTITY_LABELS
+
+    entities = sorted(n.id for n in built.document.nodes if n.label in ENTITY_LABELS and n.support)
+    found: dict[int, dict] = {}
+    for a in entities:
+        for b in entities:
+            if a != b:
+                papers = len(queries.run("connection", {"a": a, "b": b}, "python", graph=built.graph)) // 2
+                found.setdefault(papers, {"a": a, "b": b})
+        if len(found) == 4:
+            break
+    return [found[k] for k in sorted(found)]
+
+
+@pytest.mark.parametrize("backend", ["embedded", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+@pytest.mark.parametrize("graph", ["fixture_built", "seeds_built"])
+def test_parity_connection_every_length(graph: str, backend: str, request) -> None:
+    """Each length runs its own part (kg.queries.steps) or subquery: all agree with the reference."""
+    built = request.getfixturevalue(graph)
+    connection = {"store": built.store}
+    if backend == "neo4j":
+        from conftest import load_into_neo4j
+
+        connection = {"driver": load_into_neo4j(request.getfixturevalue("neo4j_driver"), built)}
+    pairs = _connection_pairs(built)
+    assert len(pairs) >= 3, "the graph has paths of at least two lengths and unconnected pairs"
+    for params in pairs:
+        assert queries.run("connection", params, backend, **connection) == queries.run(
+            "connection", params, "python", graph=built.graph
+        ), params

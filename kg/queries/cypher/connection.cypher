@@ -3,32 +3,51 @@
 // params: a (entity), b (entity)
 // returns: step (int), id, name, label
 // Among equally short paths, the one whose node ids sort first, so every backend gives the same path.
-// Runs as parts (kg.queries.steps.connection): one length at a time, stopping at the first that has
-// a path (allShortestPaths enumerated every shortest path before picking one).
-// part: first
-MATCH (:Method|Model|Problem|Dataset|Metric|Concept {id: $a})<-[:MENTIONS]-(p:Paper)-[:MENTIONS]->(:Method|Model|Problem|Dataset|Metric|Concept {id: $b})
-RETURN p.id AS n1
-ORDER BY n1
-LIMIT 1
-// part: pair2
-MATCH (:Method|Model|Problem|Dataset|Metric|Concept {id: $b})<-[:MENTIONS]-(:Paper)-[:MENTIONS]->(e)
-WITH collect(DISTINCT e) AS near
-MATCH (:Method|Model|Problem|Dataset|Metric|Concept {id: $a})<-[:MENTIONS]-(p:Paper)-[:MENTIONS]->(e)
-WHERE e IN near
-RETURN p.id AS n1, e.id AS n2
-ORDER BY n1, n2
-LIMIT 1
-// part: pair3
-// The middle papers are those mentioning an entity of a paper of $a and one of a paper of $b.
-MATCH (:Method|Model|Problem|Dataset|Metric|Concept {id: $b})<-[:MENTIONS]-(:Paper)-[:MENTIONS]->(e)
-WITH DISTINCT e
-MATCH (e)<-[:MENTIONS]-(m:Paper)
-WITH collect(DISTINCT m) AS middle
-MATCH (:Method|Model|Problem|Dataset|Metric|Concept {id: $a})<-[:MENTIONS]-(p:Paper)-[:MENTIONS]->(e)
-WHERE EXISTS { MATCH (e)<-[:MENTIONS]-(m:Paper) WHERE m IN middle }
-RETURN p.id AS n1, e.id AS n2
-ORDER BY n1, n2
-LIMIT 1
-// part: node
-MATCH (n:Paper|Method|Model|Problem|Dataset|Metric|Concept {id: $a})
-RETURN n.id AS id, n.name AS name, labels(n)[0] AS label
+// One length at a time: each OPTIONAL CALL runs only when the shorter ones found nothing
+// (allShortestPaths enumerated every shortest path before picking one).  A longer path takes the
+// smallest (paper of a, entity of it) whose entity is one or two papers from b, then continues
+// from that entity the same way, as kg.queries.python.connection does.
+MATCH (a:Method|Model|Problem|Dataset|Metric|Concept {id: $a}), (b:Method|Model|Problem|Dataset|Metric|Concept {id: $b})
+WHERE a <> b
+OPTIONAL CALL (a, b) {
+  MATCH (a)<-[:MENTIONS]-(p:Paper)-[:MENTIONS]->(b)
+  RETURN [p] AS one
+  ORDER BY p.id
+  LIMIT 1
+}
+OPTIONAL CALL (a, b, one) {
+  WITH a, b WHERE one IS NULL
+  MATCH (b)<-[:MENTIONS]-(:Paper)-[:MENTIONS]->(e)
+  WITH a, b, collect(DISTINCT e) AS near
+  MATCH (a)<-[:MENTIONS]-(p:Paper)-[:MENTIONS]->(e)
+  WHERE e IN near
+  WITH b, p, e ORDER BY p.id, e.id LIMIT 1
+  MATCH (e)<-[:MENTIONS]-(q:Paper)-[:MENTIONS]->(b)
+  RETURN [p, e, q] AS two
+  ORDER BY q.id
+  LIMIT 1
+}
+OPTIONAL CALL (a, b, one, two) {
+  WITH a, b WHERE one IS NULL AND two IS NULL
+  MATCH (b)<-[:MENTIONS]-(:Paper)-[:MENTIONS]->(e)
+  WITH a, b, collect(DISTINCT e) AS near
+  UNWIND near AS e
+  MATCH (e)<-[:MENTIONS]-(m:Paper)
+  WITH a, b, near, collect(DISTINCT m) AS middle
+  MATCH (a)<-[:MENTIONS]-(p:Paper)-[:MENTIONS]->(e)
+  WHERE EXISTS { MATCH (e)<-[:MENTIONS]-(m:Paper) WHERE m IN middle }
+  WITH b, near, p, e ORDER BY p.id, e.id LIMIT 1
+  MATCH (e)<-[:MENTIONS]-(q:Paper)-[:MENTIONS]->(f)
+  WHERE f IN near
+  WITH b, p, e, q, f ORDER BY q.id, f.id LIMIT 1
+  MATCH (f)<-[:MENTIONS]-(r:Paper)-[:MENTIONS]->(b)
+  RETURN [p, e, q, f, r] AS three
+  ORDER BY r.id
+  LIMIT 1
+}
+WITH a, b, coalesce(one, two, three) AS middle
+WHERE middle IS NOT NULL
+WITH [a] + middle + [b] AS ns
+UNWIND range(0, size(ns) - 1) AS step
+RETURN step, ns[step].id AS id, ns[step].name AS name, labels(ns[step])[0] AS label
+ORDER BY step
