@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from functools import cache
+from functools import cache, lru_cache
 from types import SimpleNamespace
 from typing import Any
 
@@ -66,9 +66,15 @@ def mark_chains(rows: Rows) -> Rows:
 
 def mark_gaps(rows: Rows) -> Rows:
     """``gap`` between an upper and a lower bound: tight, log-factor, polynomial or unknown."""
+    return [row | {"gap": _gap(row["upper_expression"] or "", row["lower_expression"] or "")} for row in rows]
+
+
+@lru_cache(maxsize=65536)
+def _gap(upper: str, lower: str) -> str:
+    """``kg.complexity.gap`` of two expressions, remembered: sympy takes milliseconds a pair, every time."""
     from kg.complexity import gap
 
-    return [row | {"gap": gap(row["upper_expression"] or "", row["lower_expression"] or "")} for row in rows]
+    return gap(upper, lower)
 
 
 def top_per_section(rows: Rows, top: int) -> Rows:
