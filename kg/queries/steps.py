@@ -82,5 +82,13 @@ def rising_entities(part: Part, type: str, since: int, limit: int) -> list[dict[
     return part("ranked", {"type": type, "since": since, "limit": limit}, limit)
 
 
-PROGRAMS: dict[str, Callable[..., list[dict[str, Any]]]] = {"connection": connection, "rising_entities": rising_entities}
+def similar_papers(part: Part, paper: str, k: int) -> list[dict[str, Any]]:
+    """The first ``k`` rows of the ``ranked`` part, each with its paper's title from the ``title`` part."""
+    rows = part("ranked", {"paper": paper, "k": k}, k)[:k]
+    return [row | {"title": part("title", {"paper": row["similar"]})[0]["title"]} for row in rows]
+
+
+PROGRAMS: dict[str, Callable[..., list[dict[str, Any]]]] = {
+    "connection": connection, "rising_entities": rising_entities, "similar_papers": similar_papers,
+}
 """Query name -> program, for queries whose files are made of parts."""
