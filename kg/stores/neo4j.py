@@ -11,7 +11,7 @@ per row even when nothing changed. Phases, each write in batched transactions (t
 retries transient failures, with backoff, for ``retry_seconds``):
 
 1. one uniqueness constraint on ``id`` per label (``IF NOT EXISTS``), which also indexes MERGE, and
-   the range indexes of :data:`INDEXES` that the canned queries seek on;
+   the indexes of :data:`INDEXES` and :data:`TEXT_INDEXES` that the canned queries seek on;
 2. per label: stream what the database holds (``id``, element id, properties) in one query,
    then ``UNWIND $rows ... CREATE`` the missing nodes and ``SET n = row.props`` (by element id)
    only where the properties differ;
@@ -104,6 +104,11 @@ INDEXES: dict[str, tuple[tuple[str, ...], ...]] = {
     "Paper": (("year",), ("primaryArea",)),
 }
 """Range indexes per label: the rank bands of ``top_entities`` and ``new_in_corpus``, paper year and area."""
+AREA_KEYS = "areaKeys"
+"""Neo4j's form of ``areaBands``: a range index takes no list, so the ``area<US>band`` items are joined
+into one string, each between record separators (U+001E), that a text index finds with CONTAINS."""
+TEXT_INDEXES: dict[str, str] = {label: AREA_KEYS for label in ("Problem", "Method", "Model")}
+"""Text indexes per label (``area_overview`` looks band keys up in ``areaKeys``)."""
 
 
 def index_query(label: str, properties: tuple[str, ...]) -> str:
@@ -116,6 +121,17 @@ def index_query(label: str, properties: tuple[str, ...]) -> str:
     check_label(label)
     name = "_".join((label, *properties)).lower()
     return f"CREATE INDEX {name} IF NOT EXISTS FOR (n:{label}) ON ({', '.join(f'n.{p}' for p in properties)})"
+
+
+def text_index_query(label: str, prop: str) -> str:
+    """One text index (``IF NOT EXISTS``); the property name comes from :data:`TEXT_INDEXES`.
+
+    Example:
+        >>> text_index_query("Problem", "areaKeys")
+        'CREATE TEXT INDEX problem_areakeys IF NOT EXISTS FOR (n:Problem) ON (n.areaKeys)'
+    """
+    check_label(label)
+    return f"CREATE TEXT INDEX {label.lower()}_{prop.lower()} IF NOT EXISTS FOR (n:{label}) ON (n.{prop})"
 
 
 def state_query(name: str) -> str:
@@ -191,7 +207,10 @@ def node_rows(graph: GraphDocument) -> dict[str, list[dict[str, Any]]]:
     """Rows per label, in the graph's (sorted) order, with the aggregates of :mod:`kg.schema.aggregates`."""
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for node in with_aggregates(graph).nodes:
-        rows[check_label(node.label)].append({"id": node.id, "props": node_properties(node)})
+        props = node_properties(node)
+        if props.get("areaBands"):
+            props[AREA_KEYS] = "".join(f"\x1e{key}" for key in props["areaBands"]) + "\x1e"
+        rows[check_label(node.label)].append({"id": node.id, "props": props})
     return dict(rows)
 
 
@@ -371,6 +390,8 @@ def load(
             for label, indexed in INDEXES.items():
                 for properties in indexed:
                     session.run(index_query(label, properties)).consume()
+            for label, prop in TEXT_INDEXES.items():
+                session.run(text_index_query(label, prop)).consume()
             session.run("CALL db.awaitIndexes(300)").consume()
             seconds["constraints"] = time.perf_counter() - t
 

@@ -3,24 +3,30 @@
 // params: primary_area (str), top (int = 10)
 // returns: section, name, id, abstracts (int)
 // Bound rows are quantities (regret, time ...): name is the quantity, id is empty.
-// Counts come first, without names: only entities that count at least as many papers as the
-// $top-th of their section can be in its top rows, so only theirs are read and sorted by name.
-MATCH (p:Paper {primaryArea: $primary_area})-[:MENTIONS]->(e:Problem|Method|Model)
-WITH e, count(DISTINCT p) AS abstracts
-WITH CASE WHEN e:Problem THEN 'Problem' ELSE 'Method' END AS section, e, abstracts
-ORDER BY abstracts DESC
-WITH section, collect({e: e, abstracts: abstracts}) AS ranked
-WHERE $top > 0
-WITH section, [r IN ranked WHERE r.abstracts >= ranked[size(ranked[..$top]) - 1].abstracts] AS kept
-UNWIND kept AS r
-WITH section, r.e.name AS name, r.e.id AS id, r.abstracts AS abstracts
+// Problems and methods come from the areaBands and areaPapers aggregates (kg.schema.aggregates): ranks
+// 1..$top of a section lie in the bands up to last = bit length of $top - 1, each found through the
+// text index on areaKeys (kg.stores.neo4j: the band keys between U+001E separators) instead of
+// counting every mention in the area.  Bounds are few: read from the Bound side.
+UNWIND range(0, size([i IN range(0, 62) WHERE 2 ^ i < $top])) AS band
+WITH band WHERE $top > 0
+WITH '\u001e' + $primary_area + '\u001f' + toString(band) + '\u001e' AS key
+CALL (key) {
+  MATCH (e:Problem) WHERE e.areaKeys CONTAINS key RETURN e, 'Problem' AS section
+  UNION ALL
+  MATCH (e:Method) WHERE e.areaKeys CONTAINS key RETURN e, 'Method' AS section
+  UNION ALL
+  MATCH (e:Model) WHERE e.areaKeys CONTAINS key RETURN e, 'Method' AS section
+}
+WITH section, e.name AS name, e.id AS id,
+     toInteger(substring([x IN e.areaPapers WHERE x STARTS WITH $primary_area + '\u001f'][0], size($primary_area) + 1)) AS abstracts
 ORDER BY section, abstracts DESC, name, id
 WITH section, collect({name: name, id: id, abstracts: abstracts})[..$top] AS rows
 UNWIND rows AS row
 RETURN section, row.name AS name, row.id AS id, row.abstracts AS abstracts
 UNION ALL
-MATCH (p:Paper {primaryArea: $primary_area})-[:STATES_BOUND]->(b:Bound)
-WHERE b.quantity IS NOT NULL
+MATCH (b:Bound)<-[:STATES_BOUND]-(p:Paper)
+USING SCAN b:Bound
+WHERE p.primaryArea = $primary_area AND b.quantity IS NOT NULL
 WITH b.quantity AS name, count(DISTINCT p) AS abstracts
 ORDER BY abstracts DESC, name
 WITH collect({name: name, abstracts: abstracts})[..$top] AS rows
