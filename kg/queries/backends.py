@@ -149,12 +149,17 @@ class SparqlBackend:
     def existing(self, ids: Sequence[str], labels: Sequence[str]) -> list[Candidate]:
         import pyoxigraph as ox
 
-        out = []
-        for node in dict.fromkeys(ids):
-            for row in self._select(_SPARQL_NODE, {"n": ox.NamedNode(v.node_iri(node))}):
-                if row["label"] in labels:
-                    out.append(Candidate(node, row["label"], row["name"] or "", row["support"] or 0))
-        return out
+        ids = list(dict.fromkeys(ids))
+        # One query for every candidate id (a resolution tries dozens): a UNION branch per id, each
+        # starting from its own bound variable.
+        branches = " UNION ".join(_SPARQL_NODE_BRANCH.format(n=f"n{i}", i=i) for i in range(len(ids)))
+        text = f"SELECT {' '.join(f'?n{i}' for i in range(len(ids)))} ?at ?cls ?name ?support WHERE {{ {branches} }}"
+        found = {}
+        for row in self._select(text, {f"n{i}": ox.NamedNode(v.node_iri(node)) for i, node in enumerate(ids)}):
+            label = row["cls"].removeprefix(v.KG) if row["cls"].startswith(v.KG) else None
+            if label in labels:
+                found[row["at"]] = Candidate(ids[row["at"]], label, row["name"] or "", row["support"] or 0)
+        return [found[i] for i in sorted(found)]
 
     def named(self, keys: Sequence[str], labels: Sequence[str]) -> list[Candidate]:
         import pyoxigraph as ox
@@ -182,13 +187,7 @@ def _code(text: str) -> str:
     return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
 
 
-_SPARQL_NODE = """
-SELECT ?n ?label ?name ?support WHERE {
-  ?n a ?cls . FILTER(STRSTARTS(STR(?cls), STR(kg:)))
-  BIND(STRAFTER(STR(?cls), STR(kg:)) AS ?label)
-  OPTIONAL { ?n skos:prefLabel ?name }
-  OPTIONAL { ?n kg:support ?support }
-}"""
+_SPARQL_NODE_BRANCH = "{{ ?{n} a ?cls . OPTIONAL {{ ?{n} skos:prefLabel ?name }} OPTIONAL {{ ?{n} kg:support ?support }} BIND({i} AS ?at) }}"
 
 _SPARQL_NAMED = """
 SELECT DISTINCT ?cls ?KEYS ?id ?name ?support WHERE {
