@@ -21,7 +21,11 @@ answer without them):
 * problems, methods and models mentioned in a paper of an ICLR primary area: ``areaPapers``, one
   ``area<US>count`` string per area, and ``areaBands``, one ``area<US>band`` string per area — the
   band of the rank within (area, Problem or Method section) by (count desc, name, id), the order of
-  ``area_overview`` (``<US>`` is the unit separator, U+001F).
+  ``area_overview`` (``<US>`` is the unit separator, U+001F);
+* MENTIONS edges (written to the RDF store only: Neo4j reads an entity's relationships directly):
+  ``paperRank`` — the rank of the paper among the entity's papers by (year desc, paper id), the
+  order of ``papers_for_entity``, and ``paperBand``, ``<entity id><US><band of that rank>``: a key the
+  query looks up for each band instead of ordering every paper of a busy entity.
 
 The Python reference queries do not read these: the parity tests check them against the edges.
 
@@ -47,6 +51,8 @@ AGGREGATE_PROPERTIES = (
     "rankBand", "firstYear", "firstYearPapers", "datedPapers", "firstYearBand", "entityCount", "areaPapers", "areaBands",
 )
 """Node properties this module owns; recomputing replaces them."""
+EDGE_AGGREGATE_PROPERTIES = ("paperRank", "paperBand")
+"""MENTIONS edge properties this module owns."""
 SEPARATOR = "\x1f"
 """Joins an area and a number in ``areaPapers`` and ``areaBands``: no area name contains it."""
 SECTIONS = {"Problem": "Problem", "Method": "Method", "Model": "Method"}
@@ -117,4 +123,27 @@ def with_aggregates(doc: GraphDocument) -> GraphDocument:
     for n in doc.nodes:
         props = {k: v for k, v in n.properties.items() if k not in AGGREGATE_PROPERTIES}
         out.append(replace(n, properties=props | extra.get(n.id, {})) if n.id in extra or props != n.properties else n)
-    return replace(doc, nodes=tuple(out))
+    return replace(doc, nodes=tuple(out), edges=_ranked_mentions(doc, nodes))
+
+
+def _ranked_mentions(doc: GraphDocument, nodes: dict[str, Any]) -> tuple:
+    """The edges, MENTIONS ones with ``paperRank`` and ``paperBand`` (see the module docstring)."""
+    by_entity: dict[str, list[int]] = defaultdict(list)
+    for i, e in enumerate(doc.edges):
+        if e.type == "MENTIONS":
+            by_entity[e.target].append(i)
+    extra: dict[int, dict[str, Any]] = {}
+    for entity, members in by_entity.items():
+
+        def order(i: int) -> tuple[int, str]:
+            paper = nodes.get(doc.edges[i].source)
+            year = paper.properties.get("year") if paper is not None else None
+            return (-(year or 0), doc.edges[i].source)
+
+        for rank, i in enumerate(sorted(members, key=order), 1):
+            extra[i] = {"paperRank": rank, "paperBand": f"{entity}{SEPARATOR}{band(rank)}"}
+    out = []
+    for i, e in enumerate(doc.edges):
+        props = {k: v for k, v in e.properties.items() if k not in EDGE_AGGREGATE_PROPERTIES}
+        out.append(replace(e, properties=props | extra[i]) if i in extra or props != e.properties else e)
+    return tuple(out)
