@@ -1,12 +1,13 @@
 """Queries that run as a few statements: a query file made of parts, and the program that runs them.
 
-One statement cannot answer some questions fast.  ``connection`` must stop at the shortest length
-that has a path, and neither Oxigraph nor Neo4j stops a UNION of lengths early: the single
-statement enumerated every path of up to three papers (over 40 s on the full ICLR 2026 graph).
-Such a query's file keeps its parsed header and then holds named parts, each opening with a
-``# part: NAME`` line (``// part: NAME`` in Cypher).  The program below runs the parts in order;
-every value a part needs is bound as one of the query's declared parameters, never pasted into
-the text.  The Python backend runs the reference function instead.
+Oxigraph evaluates every part of one statement, even a part the others have already ruled out:
+``connection`` must stop at the shortest length that has a path, and the single statement
+enumerated every path of up to three papers (over 40 s on the full ICLR 2026 graph).  Such a
+query's file keeps its parsed header and then holds named parts, each opening with a
+``# part: NAME`` line (``// part: NAME`` in Cypher, where OPTIONAL CALL usually does the same in
+one statement).  The program below runs the parts in order; every value a part needs is bound as
+one of the query's declared parameters, never pasted into the text.  The Python backend runs the
+reference function instead.
 
 Example:
     >>> parts("# name: q\\n# part: one\\nSELECT 1\\n# part: two\\nSELECT 2")
