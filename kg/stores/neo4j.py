@@ -105,8 +105,12 @@ INDEXES: dict[str, tuple[tuple[str, ...], ...]] = {
 }
 """Range indexes per label: the rank bands of ``top_entities`` and ``new_in_corpus``, paper year and area."""
 AREA_KEYS = "areaKeys"
-"""Neo4j's form of ``areaBands``: a range index takes no list, so the ``area<US>band`` items are joined
-into one string, each between record separators (U+001E), that a text index finds with CONTAINS."""
+"""Neo4j's form of ``areaBands``: a range index takes no list, so keys are joined into one string, each
+between record separators (U+001E), that a text index finds with CONTAINS.  An entity in band b of an
+area holds ``area<US>upto<c>`` for every c from b to :data:`AREA_KEY_BANDS` (so ranks 1..top need one
+look-up per label, not one per band), or ``area<US><b>`` beyond that."""
+AREA_KEY_BANDS = 10
+"""Bands (ranks up to 1,024) that get cumulative ``upto`` keys."""
 TEXT_INDEXES: dict[str, str] = {label: AREA_KEYS for label in ("Problem", "Method", "Model")}
 """Text indexes per label (``area_overview`` looks band keys up in ``areaKeys``)."""
 
@@ -209,9 +213,27 @@ def node_rows(graph: GraphDocument) -> dict[str, list[dict[str, Any]]]:
     for node in with_aggregates(graph).nodes:
         props = node_properties(node)
         if props.get("areaBands"):
-            props[AREA_KEYS] = "".join(f"\x1e{key}" for key in props["areaBands"]) + "\x1e"
+            props[AREA_KEYS] = area_keys(props["areaBands"])
         rows[check_label(node.label)].append({"id": node.id, "props": props})
     return dict(rows)
+
+
+def area_keys(area_bands: Sequence[str]) -> str:
+    """The :data:`AREA_KEYS` string of an entity's ``areaBands`` items (``area<US>band``).
+
+    Example:
+        >>> area_keys(["vision\\x1f9", "rl\\x1f11"]).split("\\x1e")
+        ['', 'vision\\x1fupto9', 'vision\\x1fupto10', 'rl\\x1f11', '']
+    """
+    keys = []
+    for item in area_bands:
+        area, _, number = item.rpartition("\x1f")
+        band = int(number)
+        if band <= AREA_KEY_BANDS:
+            keys += [f"{area}\x1fupto{c}" for c in range(band, AREA_KEY_BANDS + 1)]
+        else:
+            keys.append(item)
+    return "".join(f"\x1e{key}" for key in keys) + "\x1e"
 
 
 def edge_rows(graph: GraphDocument, element_ids: Mapping[str, str]) -> dict[str, list[dict[str, Any]]]:

@@ -4,13 +4,15 @@
 // returns: section, name, id, abstracts (int)
 // Bound rows are quantities (regret, time ...): name is the quantity, id is empty.
 // Problems and methods come from the areaBands and areaPapers aggregates (kg.schema.aggregates): ranks
-// 1..$top of a section lie in the bands up to last = bit length of $top - 1, each found through the
-// text index on areaKeys (kg.stores.neo4j: the band keys between U+001E separators) instead of
-// counting every mention in the area.  Bounds are few: read from the Bound side.
+// 1..$top of a section lie in the bands up to last = bit length of $top - 1, found through the text
+// index on areaKeys (kg.stores.neo4j.area_keys: "upto<last>" holds bands 0..last, up to band 10;
+// beyond, one key per band) instead of counting every mention in the area.  Bounds are few: read
+// from the Bound side.
 CALL () {
-  UNWIND range(0, size([i IN range(0, 62) WHERE 2 ^ i < $top])) AS band
-  WITH band WHERE $top > 0
-  WITH '\u001e' + $primary_area + '\u001f' + toString(band) + '\u001e' AS key
+  WITH size([i IN range(0, 62) WHERE 2 ^ i < $top]) AS last
+  UNWIND ['upto' + toString(CASE WHEN last < 10 THEN last ELSE 10 END)] + [b IN range(11, last) | toString(b)] AS suffix
+  WITH suffix WHERE $top > 0
+  WITH '\u001e' + $primary_area + '\u001f' + suffix + '\u001e' AS key
   CALL (key) {
     MATCH (e:Problem) WHERE e.areaKeys CONTAINS key RETURN e, 'Problem' AS section
     UNION ALL
