@@ -13,16 +13,17 @@ pipeline next to their own encoder, so the parser the rules need and the SciERC 
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from importlib.resources import as_file, files
 
 import spacy
 from spacy.language import Language
 from spacy.pipeline.tok2vec import Tok2VecListener
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Span
 
 from kg.extractors import relations as _relations  # noqa: F401  (registers kg_relations)
-from kg.extractors.rules import canonical
+from kg.extractors.rules import canonical, whole_words
 from kg.extractors.scierc import EXTRACTOR_NAME, schema_label
 from kg.records import Mention, Relation
 
@@ -129,13 +130,42 @@ def _key(m: Mention) -> tuple[int, int, str]:
     return (m.start, m.end, m.label)
 
 
+_QUANTITY = re.compile(r"[\d.,]+\s?[KMBT]?-?")
+"""A bare count ("300M", "1.5B") left after tidying is a model size, not a name."""
+
+_DANGLING = frozenset({"ADP", "CCONJ", "SCONJ", "DET", "PRON", "PART", "AUX", "PUNCT"})
+"""Parts of speech a name does not end with: "reducing hallucination without", "data and"."""
+
+
+def _tidy(span: Span) -> Span | None:
+    """The span widened to whole hyphenated words, cut at an inner comma and before dangling function words.
+
+    SciERC's tokens split at hyphens, so the recogniser can tag "CNN" inside "Faster R-CNN"; on
+    ICLR text it also runs spans on into the next clause. ``None`` if nothing is left.
+    """
+    doc = span.doc
+    start, end = whole_words(doc, span.start, span.end)
+    # a list of names ("Faster R-CNN, YOLO series", "BigCodeBench and MetaMathQA"): keep the first;
+    # shared-head lists of common words ("tabular, image, and text data") stay whole
+    end = next((t.i for t in doc[start + 1 : end]
+                if (t.text in (",", ";", ":") or t.pos_ == "CCONJ") and any(c.isupper() or c.isdigit() for c in doc[t.i - 1].text)),
+               end)
+    while end > start and doc[end - 1].pos_ in _DANGLING and doc[end - 1].text not in (")", "]", "+"):
+        end -= 1
+    tidy = doc[start:end]
+    return tidy if end > start and not _QUANTITY.fullmatch(tidy.text) else None
+
+
 def _trained(doc: Doc) -> tuple[list[Mention | None], list[tuple[int, int, str, Relation]]]:
     """Trained spans as schema mentions (``None`` where dropped) and their raw relations."""
     spans = sorted(doc.ents, key=lambda s: (s.start, s.end, s.label_))
     mentions: list[Mention | None] = []
     for s in spans:
-        raw = Mention(s.start_char, s.end_char, s.text, s.label_, canonical(s.text), s.sent.start_char, s.sent.end_char, EXTRACTOR_NAME, 0.7)
-        label = schema_label(raw)
+        tidy = _tidy(s)
+        raw = None if tidy is None else Mention(
+            tidy.start_char, tidy.end_char, tidy.text, s.label_, canonical(tidy.text), s.sent.start_char, s.sent.end_char,
+            EXTRACTOR_NAME, 0.7)
+        label = None if raw is None else schema_label(raw)
         mentions.append(None if label is None or not raw.canonical else replace(raw, label=label))
     index = {(s.start, s.end): i for i, s in enumerate(spans)}
     relations = []

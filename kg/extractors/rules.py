@@ -66,6 +66,18 @@ EVAL_CUES = re.compile(r"\b(experiment\w*|evaluat\w*|benchmark\w*|tested|results
 USE_CUES = re.compile(r"\b(us(?:e|es|ing)|leverag\w*|build\w* (?:up)?on|based on|employ\w*|adopt\w*|incorporat\w*)\b", re.I)
 NAME_LIKE = re.compile(r"^(?=.*[A-Za-z])(?:[A-Z][a-z]+[A-Z]\w*|[A-Z]{2,}[\w\-+]*|[A-Za-z]+-?\d[\w\-.]*|[a-z]+[A-Z]\w*)$")
 NOT_NAMES = frozenset("AI ML NLP CV RL LLM LLMs GPU GPUs CPU API URL PDF ICLR ICML NeurIPS SOTA II III IV".split())
+NAMED_DATASET = re.compile(
+    r"^[A-Z][\w.+-]*(?:Bench|bench|BENCH|QA|MMLU|Eval|Arena|GLUE|Instruct|Gym)(?:[-_ ]?v?\d+(?:\.\d+)*)?\+?$"
+)
+"""One-word resource names with a benchmark suffix: MBPP+ is not, BigCodeBench, MetaMathQA, MathInstruct are."""
+
+NAMED_MODEL = re.compile(
+    r"\b\d+(?:\.\d+)?[BM]\b"  # a parameter count: GUI-Cursor 7B, Llama-3 70B
+    r"|-R1\b|\b(?:GPT|LLaMA|Llama|Qwen|Claude|Gemini|Mistral|Mixtral|DeepSeek|Gemma|PaLM|Vicuna|LLaVA|InternVL"
+    r"|RoBERTa|BERT|ViT|CLIP|YOLO\w*|DETR|RT-DETR|ResNet|ResNeXt|Whisper|OpenAI-o\d)(?:\b|[-\d])"
+)
+"""Names of released model families and checkpoints, which SciERC's older text calls Methods
+(only for names whose every word is capitalised: "BERT-based reranking" stays a Method)."""
 
 
 if not Doc.has_extension("kg_mentions"):
@@ -152,6 +164,8 @@ class RuleExtractor:
         for matcher in (self.exact, self.lower):
             for match_id, start, end in matcher(doc):
                 span = doc[start:end]
+                if _inside_word(text, span.start_char, span.end_char):
+                    continue
                 label = doc.vocab.strings[match_id]
                 found.append((2, _mention(doc, text, span.start_char, span.end_char, label, canonical(span.text), "gazetteer", 0.9)))
         for token in doc:
@@ -162,7 +176,9 @@ class RuleExtractor:
             if NAME_LIKE.match(token.text) and token.text not in NOT_NAMES and token.pos_ in ("PROPN", "NOUN", "ADJ", "VERB", "X"):
                 nxt = token.nbor(1) if token.i + 1 < len(doc) else None
                 label = label_by_head(nxt.text) if nxt is not None and nxt.dep_ != "punct" else None
-                found.append((3, _mention(doc, text, token.idx, token.idx + len(token), label or "Method", canonical(token.text), "name", 0.5)))
+                name = doc[slice(*whole_words(doc, token.i, token.i + 1))]
+                label = label or ("Dataset" if NAMED_DATASET.match(name.text) else "Model" if NAMED_MODEL.search(name.text) else "Method")
+                found.append((3, _mention(doc, text, name.start_char, name.end_char, label, canonical(name.text), "name", 0.5)))
         for chunk in doc.noun_chunks:
             trimmed = _trim(chunk)
             if trimmed is None:
@@ -171,6 +187,26 @@ class RuleExtractor:
             if label:
                 found.append((4, _mention(doc, text, trimmed.start_char, trimmed.end_char, label, canonical(trimmed.text), "noun_chunk.head", 0.6)))
         return found
+
+
+def whole_words(doc: Doc, start: int, end: int) -> tuple[int, int]:
+    """Token range ``start:end`` widened to whole hyphenated words: spaCy splits "DriveAgent-R1" and
+    "R-CNN" at the hyphen, and a name is the whole compound."""
+    def attached(left: int, right: int) -> bool:  # tokens left, right touch and join a compound
+        return not doc[left].whitespace_ and (doc[left].text == "-" or doc[right].text == "-" or
+                                              (doc[left].text[-1].isalnum() and doc[right].text[0].isalnum()))
+    while start > 0 and attached(start - 1, start):
+        start -= 1
+    while end < len(doc) and attached(end - 1, end):
+        end += 1
+    return start, end
+
+
+def _inside_word(text: str, start: int, end: int) -> bool:
+    """A match that is only the tail of a hyphenated name ("CNN" in "Faster R-CNN") or part of a longer word."""
+    before = text[start - 1] if start > 0 else " "
+    after = text[end] if end < len(text) else " "
+    return before == "-" or before.isalnum() or after.isalnum()
 
 
 def _mention(doc: Doc, text: str, start: int, end: int, label: str, name: str, rule: str, confidence: float, aliases: tuple[str, ...] = ()) -> Mention:

@@ -19,6 +19,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 import kg.extractors.relations  # noqa: F401  (registers the kg_relations factory)
+from kg.extractors.rules import NAMED_DATASET, NAMED_MODEL
 from kg.records import Mention, Relation
 from kg.schema import SCIERC_TO_SCHEMA
 
@@ -123,7 +124,9 @@ def schema_label(mention: Mention) -> str | None:
     The head noun (last word, ignoring a trailing parenthesised acronym) decides: model heads
     make Methods a Model, and also bare noun-phrase Tasks such as "large language models (LLMs)",
     which the SciERC-trained tagger often calls tasks; dataset heads make Methods and Materials
-    a Dataset.
+    a Dataset. Today's names need two more cues SciERC's 2010s text lacks: benchmark-suffixed names
+    (BigCodeBench, MetaMathQA) are Datasets, released model families and checkpoints (GPT-5,
+    DeepSeek-R1, a "7B") are Models.
     """
     label = SCIERC_TO_SCHEMA.get(mention.label)
     words = re.sub(r"\s*\([^)]*\)?$", "", mention.canonical).replace("-", " ").split()
@@ -135,8 +138,10 @@ def schema_label(mention: Mention) -> str | None:
     # "aligning language models", "alignment of generative models" stay tasks
     if mention.label == "Task" and head in MODEL_HEADS and not words[0].endswith("ing") and not _LINKS.intersection(words):
         return "Model"
-    if mention.label in ("Method", "Material") and head in DATASET_WORDS:
+    if mention.label in ("Method", "Material") and (head in DATASET_WORDS or NAMED_DATASET.match(mention.text)):
         return "Dataset"
+    if mention.label in ("Method", "Material") and NAMED_MODEL.search(mention.text) and all(w[0].isupper() or w[0].isdigit() for w in mention.text.split()):
+        return "Model"
     if mention.label == "Method" and words[0] in MODEL_HEADS:
         return "Model"
     if mention.label == "Material":

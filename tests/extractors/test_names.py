@@ -1,0 +1,35 @@
+"""Entity names on today's ML text: whole hyphenated names, no list or clause run-ons, named models and benchmarks typed."""
+
+from __future__ import annotations
+
+import re
+
+from kg.extractors import extract
+from kg.records import Abstract
+
+DETECTORS = "FINE applies to various detectors, including Faster R-CNN, YOLO series, and RT-DETR."
+CHECKPOINTS = "We compare GPT-5 and DriveAgent-R1 on BigCodeBench and MetaMathQA."
+
+
+def _mentions(text: str) -> dict[str, str]:
+    (x,) = extract([Abstract("t", text)])
+    return {m.text: m.label for m in x.entities}
+
+
+def test_hyphenated_name_is_not_cut_and_lists_are_split():
+    found = _mentions(DETECTORS)
+    assert found.get("Faster R-CNN") == "Model" and found.get("YOLO") == "Model" and found.get("RT-DETR") == "Model"
+    assert "CNN" not in found  # the gazetteer's CNN is the tail of R-CNN here
+    assert not any("," in name for name in found)
+
+
+def test_released_models_and_benchmarks_get_their_types():
+    found = _mentions(CHECKPOINTS)
+    assert found.get("GPT-5") == "Model" and found.get("DriveAgent-R1") == "Model"
+    assert found.get("BigCodeBench") == "Dataset" and found.get("MetaMathQA") == "Dataset"
+
+
+def test_seed_entity_names_do_not_end_in_function_words(seeds_graph):
+    dangling = re.compile(r"\s(?:and|or|of|with|without|the|a|an|to|for|in|on)$", re.I)
+    names = [n.name for n in seeds_graph.nodes if n.label not in ("Paper", "Bound")]
+    assert len(names) > 600 and [n for n in names if dangling.search(n)] == []
