@@ -47,7 +47,9 @@ class Backend(Protocol):
 
     def named(self, keys: Sequence[str], labels: Sequence[str]) -> list[Candidate]: ...
 
-    def names(self, labels: Sequence[str]) -> list[str]: ...
+    def names(self, labels: Sequence[str], fragments: Sequence[str]) -> list[str]:
+        """Names of nodes with these labels whose lower-cased name contains one of ``fragments``."""
+        ...
 
 
 class PythonBackend:
@@ -97,8 +99,11 @@ class PythonBackend:
         found = {n for k in keys for n in index.get(k, ())}
         return [self._candidate(n) for n in sorted(found) if self.graph.nodes[n]["label"] in labels]
 
-    def names(self, labels: Sequence[str]) -> list[str]:
-        return [d["name"] for _, d in self.graph.nodes(data=True) if d["label"] in labels]
+    def names(self, labels: Sequence[str], fragments: Sequence[str]) -> list[str]:
+        return [
+            d["name"] for _, d in self.graph.nodes(data=True)
+            if d["label"] in labels and any(f in d["name"].lower() for f in fragments)
+        ]
 
 
 class SparqlBackend:
@@ -174,12 +179,17 @@ class SparqlBackend:
             for r in self._select(text, subs | {"cls": ox.NamedNode(v.class_iri(label))})
         ]
 
-    def names(self, labels: Sequence[str]) -> list[str]:
+    def names(self, labels: Sequence[str], fragments: Sequence[str]) -> list[str]:
         import pyoxigraph as ox
 
-        return [
-            r["name"] for label in labels for r in self._select(_SPARQL_NAMES, {"cls": ox.NamedNode(v.class_iri(label))})
-        ]
+        # One scan of the names with the filter evaluated in the store (~270k names on the full
+        # ICLR graph: converting them all to Python took ~45 s CPU), classes checked here.
+        keys = [f"f{i}" for i in range(len(fragments))]
+        test = " || ".join(f"CONTAINS(LCASE(?name), ?{k})" for k in keys) or "false"
+        text = f"SELECT ?cls ?name {' '.join('?' + k for k in keys)} WHERE {{ ?n skos:prefLabel ?name . FILTER({test}) ?n a ?cls }}"
+        wanted = {v.class_iri(label) for label in labels}
+        rows = self._select(text, {k: ox.Literal(f) for k, f in zip(keys, fragments)})
+        return [r["name"] for r in rows if r["cls"] in wanted]
 
 
 def _code(text: str) -> str:
@@ -199,7 +209,6 @@ SELECT DISTINCT ?cls ?KEYS ?id ?name ?support WHERE {
   OPTIONAL { ?n kg:support ?support }
 } ORDER BY ?id"""
 
-_SPARQL_NAMES = "SELECT ?cls ?name WHERE { ?n a ?cls ; skos:prefLabel ?name }"
 
 
 def _python(term: Any) -> Any:
@@ -254,5 +263,6 @@ class CypherBackend:
         )
         return [Candidate(r["id"], r["label"], r["name"] or "", r["support"] or 0) for r in self._read(text, {"keys": list(keys)})]
 
-    def names(self, labels: Sequence[str]) -> list[str]:
-        return [r["name"] for r in self._read(f"MATCH (n:{self._labels(labels)}) RETURN n.name AS name", {})]
+    def names(self, labels: Sequence[str], fragments: Sequence[str]) -> list[str]:
+        text = f"MATCH (n:{self._labels(labels)}) WHERE any(f IN $fragments WHERE toLower(n.name) CONTAINS f) RETURN n.name AS name"
+        return [r["name"] for r in self._read(text, {"fragments": list(fragments)})]

@@ -114,6 +114,15 @@ def test_queries_unknown_entity_suggests_names(fixture_built, backend: str) -> N
                     graph=fixture_built.graph, store=fixture_built.store)
 
 
+@pytest.mark.neo4j
+def test_queries_unknown_entity_suggests_names_on_neo4j(fixture_built, neo4j_driver) -> None:
+    from conftest import load_into_neo4j
+
+    driver = load_into_neo4j(neo4j_driver, fixture_built)
+    with pytest.raises(UnknownEntity, match=r"no Problem named 'image generatoin'; did you mean: image generation"):
+        queries.run("methods_for_problem", {"problem": "image generatoin"}, "neo4j", driver=driver)
+
+
 def test_queries_errors_name_the_way_out(fixture_built) -> None:
     g = fixture_built.graph
     with pytest.raises(QueryNotFound, match="did you mean methods_for_problem"):
