@@ -27,6 +27,10 @@ from kg.errors import BuildError, KGError
 from kg.records import Abstract, Extraction, GraphDocument, Node
 
 OUTPUT_FILES = ("store", "graph.ttl", "graph.json", "graph.graphml", "explorer.html", "summary.json")
+STORE_FORMAT = 2
+"""What the embedded store holds, for the canned SPARQL: 2 = with the query aggregates of
+``kg.schema.aggregates`` (paper ranks on MENTIONS edges). Older stores answer some queries with no
+rows, so opening one is an error that says to rebuild."""
 
 
 @dataclass
@@ -152,6 +156,7 @@ def summarize(graph: GraphDocument, extractions: Sequence[Extraction]) -> dict[s
     nodes, edges = graph_counts(graph)
     bounds = [n for n in graph.nodes if n.label == "Bound"]
     return {
+        "format": STORE_FORMAT,
         "papers": nodes.get("Paper", 0),
         "entities": {k: v for k, v in nodes.items() if k not in ("Paper", "Bound")},
         "relations": edges,
@@ -199,6 +204,11 @@ class Graph:
         """The embedded Oxigraph store, opened read-only on first use."""
         if self._store is None:
             from kg.stores.rdf import open_store
+
+            built = self.summary.get("format", 1)
+            if built != STORE_FORMAT:
+                raise KGError(f"{self.out}: the store was built by another paperkg version (store format {built}, "
+                              f"this version reads {STORE_FORMAT}); rebuild it with `kg build ... -o {self.out}`")
 
             self._store = open_store(self.out / "store")
         return self._store

@@ -110,3 +110,19 @@ def test_cli_every_command_has_help_with_example() -> None:
         if hasattr(command, "commands"):
             continue
         assert command.help and "Example:" in command.help, name
+
+
+def test_store_of_another_format_asks_for_a_rebuild(seeds_out: Path, tmp_path: Path) -> None:
+    import kg
+    from kg.errors import KGError
+
+    assert kg.open(seeds_out).summary["format"] == kg.api.STORE_FORMAT and kg.open(seeds_out).store is not None
+    old = tmp_path / "old"
+    old.mkdir()
+    summary = json.loads((seeds_out / "summary.json").read_text())
+    del summary["format"]  # what builds before the format mark wrote
+    (old / "summary.json").write_text(json.dumps(summary))
+    with pytest.raises(KGError, match=r"store format 1, this version reads 2\); rebuild it with `kg build"):
+        kg.open(old).store
+    result = CliRunner().invoke(cli, ["query", "top_entities", "-p", "type", "Method", "--out", str(old)])
+    assert result.exit_code != 0 and "rebuild it" in result.output
