@@ -84,9 +84,18 @@ def rising_entities(part: Part, type: str, since: int, limit: int) -> list[dict[
 
 
 def similar_papers(part: Part, paper: str, k: int) -> list[dict[str, Any]]:
-    """The first ``k`` rows of the ``ranked`` part, each with its paper's title from the ``title`` part."""
-    rows = part("ranked", {"paper": paper, "k": k}, k)[:k]
-    return [row | {"title": part("title", {"paper": row["similar"]})[0]["title"]} for row in rows]
+    """The first ``k`` rows of the ranking, each with its paper's title from the ``title`` part.
+
+    Parts: ``strong`` ranks only candidates sharing two or more entities. A candidate sharing one
+    scores 1 / (mine + theirs - 1) <= 1 / mine, and on equal scores more shared entities rank first,
+    so when the k-th strong row scores at least 1 / mine (compared in integers: shared * mine >=
+    mine + theirs - shared) no other candidate can enter the first k. Otherwise ``ranked`` ranks all.
+    """
+    rows = part("strong", {"paper": paper, "k": k}, k)[:k]
+    if len(rows) < k or rows[-1]["shared"] * rows[-1]["mine"] < rows[-1]["mine"] + rows[-1]["theirs"] - rows[-1]["shared"]:
+        rows = part("ranked", {"paper": paper, "k": k}, k)[:k]
+    return [{key: row[key] for key in ("paper", "similar", "shared", "score")}
+            | {"title": part("title", {"paper": row["similar"]})[0]["title"]} for row in rows]
 
 
 PROGRAMS: dict[str, Callable[..., list[dict[str, Any]]]] = {

@@ -102,3 +102,32 @@ def test_parity_connection_every_length(graph: str, backend: str, request) -> No
         assert queries.run("connection", params, backend, **connection) == queries.run(
             "connection", params, "python", graph=built.graph
         ), params
+
+
+@pytest.mark.slow
+def test_similar_papers_every_paper_both_paths(iclr_built) -> None:
+    """similar_papers on the embedded store ranks only strong candidates when that provably gives the
+    first k, else everything: both paths must equal the reference for every paper of the slice."""
+    from kg.queries import steps
+
+    papers = sorted(n.id for n in iclr_built.document.nodes if n.label == "Paper")[:150]
+    shortcuts = 0
+    original = steps.PROGRAMS["similar_papers"]
+
+    def counting(part, paper, k):
+        nonlocal shortcuts
+        used = []
+        rows = original(lambda name, *a, **kw: used.append(name) or part(name, *a, **kw), paper, k)
+        shortcuts += "ranked" not in used
+        return rows
+
+    steps.PROGRAMS["similar_papers"] = counting
+    try:
+        for paper in papers:
+            for k in (1, 5, 20):
+                params = {"paper": paper, "k": k}
+                expected = queries.run("similar_papers", params, "python", graph=iclr_built.graph)
+                assert queries.run("similar_papers", params, "embedded", store=iclr_built.store) == expected, params
+    finally:
+        steps.PROGRAMS["similar_papers"] = original
+    assert 0 < shortcuts < 3 * len(papers)  # both paths were taken
