@@ -92,10 +92,14 @@ def similar_papers(part: Part, paper: str, k: int) -> list[dict[str, Any]]:
     mine + theirs - shared) no other candidate can enter the first k. Otherwise ``ranked`` ranks all.
     """
     rows = part("strong", {"paper": paper, "k": k}, k)[:k]
-    if len(rows) < k or rows[-1]["shared"] * rows[-1]["mine"] < rows[-1]["mine"] + rows[-1]["theirs"] - rows[-1]["shared"]:
+    if len(rows) < k or (rows and not _beats_one_shared(rows[-1])):
         rows = part("ranked", {"paper": paper, "k": k}, k)[:k]
-    return [{key: row[key] for key in ("paper", "similar", "shared", "score")}
-            | {"title": part("title", {"paper": row["similar"]})[0]["title"]} for row in rows]
+    return [row | {"title": part("title", {"paper": row["similar"]})[0]["title"]} for row in rows]
+
+
+def _beats_one_shared(row: dict[str, Any]) -> bool:
+    """Whether ``row`` scores at least 1 / mine, the most a candidate sharing one entity can score."""
+    return row["shared"] * row["mine"] >= row["mine"] + row["theirs"] - row["shared"]
 
 
 PROGRAMS: dict[str, Callable[..., list[dict[str, Any]]]] = {

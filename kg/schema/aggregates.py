@@ -69,8 +69,10 @@ def band(rank: int) -> int:
     return (rank - 1).bit_length()
 
 
-def with_aggregates(doc: GraphDocument) -> GraphDocument:
-    """``doc`` with the aggregate node properties (re)computed from its nodes and MENTIONS edges."""
+def with_aggregates(doc: GraphDocument, *, paper_ranks: bool = True) -> GraphDocument:
+    """``doc`` with the aggregate node properties (re)computed from its nodes and MENTIONS edges, and
+    with ``paperRank``/``paperBand`` on MENTIONS edges unless ``paper_ranks`` is false (Neo4j reads an
+    entity's relationships directly and does not store them)."""
     nodes = {n.id: n for n in doc.nodes}
     extra: dict[str, dict[str, Any]] = defaultdict(dict)
 
@@ -123,7 +125,7 @@ def with_aggregates(doc: GraphDocument) -> GraphDocument:
     for n in doc.nodes:
         props = {k: v for k, v in n.properties.items() if k not in AGGREGATE_PROPERTIES}
         out.append(replace(n, properties=props | extra.get(n.id, {})) if n.id in extra or props != n.properties else n)
-    return replace(doc, nodes=tuple(out), edges=_ranked_mentions(doc, nodes))
+    return replace(doc, nodes=tuple(out), edges=_ranked_mentions(doc, nodes) if paper_ranks else doc.edges)
 
 
 def _ranked_mentions(doc: GraphDocument, nodes: dict[str, Any]) -> tuple:

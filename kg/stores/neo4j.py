@@ -210,7 +210,7 @@ DELETE_RELATIONSHIPS = "UNWIND $rows AS eid MATCH ()-[r]->() WHERE elementId(r) 
 def node_rows(graph: GraphDocument) -> dict[str, list[dict[str, Any]]]:
     """Rows per label, in the graph's (sorted) order, with the aggregates of :mod:`kg.schema.aggregates`."""
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for node in with_aggregates(graph).nodes:
+    for node in with_aggregates(graph, paper_ranks=False).nodes:
         props = node_properties(node)
         if props.get("areaBands"):
             props[AREA_KEYS] = area_keys(props["areaBands"])
