@@ -23,6 +23,7 @@ from kg.queries.backends import LIST_SEPARATOR, Backend, Candidate, CypherBacken
 from kg.queries.spec import Column, Header, Param, parse_header
 from kg.records import ENTITY_LABELS
 from kg.schema import node_id
+from kg.schema.aggregates import name_fragments
 
 BACKENDS = ("embedded", "neo4j", "python")
 LIMIT_PARAMS = ("limit", "k")
@@ -243,7 +244,9 @@ def resolve(backend: Backend, param: Param, value: str) -> str:
     found = backend.named(spellings, labels)
     if found:
         return min(found, key=lambda c: _name_rank(c, spellings)).id
-    pool = sorted(set(backend.names(labels, name_fragments(value))))
+    fragments = name_fragments(value)
+    # backends may fetch more (a substring test); every backend then keeps the same pool
+    pool = sorted({name for name in backend.names(labels, sorted(fragments)) if not fragments.isdisjoint(name_fragments(name))})
     lowered: dict[str, str] = {}
     for name in pool:
         lowered.setdefault(name.lower(), name)
@@ -251,21 +254,6 @@ def resolve(backend: Backend, param: Param, value: str) -> str:
     what = " or ".join(labels) if len(labels) < len(ENTITY_LABELS) else "entity"
     hint = f"; did you mean: {', '.join(close)}?" if close else "; try `kg query top_entities -p type ...` to see names"
     raise UnknownEntity(f"no {what} named {value!r}{hint}")
-
-
-def name_fragments(value: str) -> list[str]:
-    """Pieces a close spelling of ``value`` almost surely still contains: each word's first and last
-    four letters ("propogation" -> "prop", "tion"). Backends fetch only names containing one, so a
-    "did you mean" reads a few hundred names, not every name in the graph.
-
-    Example:
-        >>> name_fragments("Equilibrium propogation"), name_fragments("KD")
-        (['equi', 'rium', 'prop', 'tion'], ['kd'])
-    """
-    words = re.findall(r"\w+", value.lower()) or [value.lower().strip()]
-    words = [w for w in words if len(w) > 2] or words  # "of", "in" would match half the graph
-    fragments = [piece for w in words for piece in ((w[:4], w[-4:]) if len(w) > 4 else (w,))]
-    return list(dict.fromkeys(f for f in fragments if f))
 
 
 def _name_rank(c: Candidate, spellings: list[str]) -> tuple:

@@ -169,26 +169,29 @@ class SparqlBackend:
     def named(self, keys: Sequence[str], labels: Sequence[str]) -> list[Candidate]:
         import pyoxigraph as ox
 
+        # kg:nameKey holds every lower-cased name, title and alias: one look-up per key
         keys = list(dict.fromkeys(keys))
-        names = [f"?k{i}" for i in range(len(keys))]
-        text = _SPARQL_NAMED.replace("?KEYS", " ".join(names), 1).replace("?KEYS", ", ".join(names))
-        subs = {f"k{i}": ox.Literal(k) for i, k in enumerate(keys)}
-        return [
-            Candidate(r["id"], label, r["name"] or "", r["support"] or 0)
-            for label in labels
-            for r in self._select(text, subs | {"cls": ox.NamedNode(v.class_iri(label))})
-        ]
+        if not keys:
+            return []
+        branches = " UNION ".join(f"{{ ?n kg:nameKey ?k{i} }}" for i in range(len(keys)))
+        text = f"SELECT DISTINCT {' '.join(f'?k{i}' for i in range(len(keys)))} ?n ?cls ?name ?support WHERE {{ {branches} {_SPARQL_NODE_TAIL} }}"
+        return sorted(
+            (Candidate(v.node_id(r["n"]), r["cls"].removeprefix(v.KG), r["name"] or "", r["support"] or 0)
+             for r in self._select(text, {f"k{i}": ox.Literal(k) for i, k in enumerate(keys)})
+             if r["cls"].removeprefix(v.KG) in labels),
+            key=lambda c: c.id,
+        )
 
     def names(self, labels: Sequence[str], fragments: Sequence[str]) -> list[str]:
         import pyoxigraph as ox
 
-        # One scan of the names with the filter evaluated in the store (~270k names on the full
-        # ICLR graph: converting them all to Python took ~45 s CPU), classes checked here.
-        keys = [f"f{i}" for i in range(len(fragments))]
-        test = " || ".join(f"CONTAINS(LCASE(?name), ?{k})" for k in keys) or "false"
-        text = f"SELECT ?cls ?name {' '.join('?' + k for k in keys)} WHERE {{ ?n skos:prefLabel ?name . FILTER({test}) ?n a ?cls }}"
+        # kg:nameFragment indexes the pieces name_fragments gives: one look-up per fragment
+        if not fragments:
+            return []
+        branches = " UNION ".join(f"{{ ?n kg:nameFragment ?f{i} }}" for i in range(len(fragments)))
+        text = f"SELECT DISTINCT {' '.join(f'?f{i}' for i in range(len(fragments)))} ?n ?cls ?name WHERE {{ {branches} ?n a ?cls . ?n skos:prefLabel ?name }}"
         wanted = {v.class_iri(label) for label in labels}
-        rows = self._select(text, {k: ox.Literal(f) for k, f in zip(keys, fragments)})
+        rows = self._select(text, {f"f{i}": ox.Literal(f) for i, f in enumerate(fragments)})
         return [r["name"] for r in rows if r["cls"] in wanted]
 
 
@@ -199,16 +202,7 @@ def _code(text: str) -> str:
 
 _SPARQL_NODE_BRANCH = "{{ ?{n} a ?cls . OPTIONAL {{ ?{n} skos:prefLabel ?name }} OPTIONAL {{ ?{n} kg:support ?support }} BIND({i} AS ?at) }}"
 
-_SPARQL_NAMED = """
-SELECT DISTINCT ?cls ?KEYS ?id ?name ?support WHERE {
-  ?n a ?cls .
-  { ?n skos:prefLabel ?text } UNION { ?n skos:altLabel ?text } UNION { ?n dcterms:title ?text }
-  FILTER(LCASE(STR(?text)) IN (?KEYS))
-  OPTIONAL { ?n kg:id ?id }
-  OPTIONAL { ?n skos:prefLabel ?name }
-  OPTIONAL { ?n kg:support ?support }
-} ORDER BY ?id"""
-
+_SPARQL_NODE_TAIL = "?n a ?cls . OPTIONAL { ?n skos:prefLabel ?name } OPTIONAL { ?n kg:support ?support }"
 
 
 def _python(term: Any) -> Any:

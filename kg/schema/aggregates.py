@@ -22,6 +22,13 @@ answer without them):
   ``area<US>count`` string per area, and ``areaBands``, one ``area<US>band`` string per area — the
   band of the rank within (area, Problem or Method section) by (count desc, name, id), the order of
   ``area_overview`` (``<US>`` is the unit separator, U+001F);
+* problems (RDF store only, as ``addressings``): one ``Addressing`` per method or model that
+  addresses the problem, with its supporting papers and its rank in the order of
+  ``methods_for_problem`` (papers desc, name, id), so that query reads its first ``limit`` rows by
+  band instead of joining every ADDRESSES edge and proposing paper of a busy problem (hundreds);
+* every node (RDF store only, as ``name_keys`` and ``name_fragments``): its lower-cased name, title
+  and aliases, which resolve a parameter by name with one look-up each, and the fragments of its
+  name, which gather the "did you mean" candidates of a misspelt one;
 * MENTIONS edges (written to the RDF store only: Neo4j reads an entity's relationships directly):
   ``paperRank`` — the rank of the paper among the entity's papers by (year desc, paper id), the
   order of ``papers_for_entity``, and ``paperBand``, ``<entity id><US><band of that rank>``: a key the
@@ -41,11 +48,12 @@ Example:
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
-from kg.records import ENTITY_LABELS, GraphDocument
+from kg.records import ENTITY_LABELS, GraphDocument, Node
 
 AGGREGATE_PROPERTIES = (
     "rankBand", "firstYear", "firstYearPapers", "datedPapers", "firstYearBand", "entityCount", "areaPapers", "areaBands",
@@ -57,6 +65,19 @@ SEPARATOR = "\x1f"
 """Joins an area and a number in ``areaPapers`` and ``areaBands``: no area name contains it."""
 SECTIONS = {"Problem": "Problem", "Method": "Method", "Model": "Method"}
 """The ``area_overview`` section of each label it ranks."""
+METHODS = frozenset({"Method", "Model"})
+
+
+@dataclass(frozen=True, slots=True)
+class Addressing:
+    """A method or model and a problem it addresses: the papers that support it (a stated ADDRESSES
+    edge, or a paper that proposes the method and addresses the problem) and its rank among the
+    problem's methods.  One row of ``methods_for_problem``, kept whole in the RDF store."""
+
+    problem: str
+    method: str
+    papers: tuple[str, ...]
+    rank: int
 
 
 def band(rank: int) -> int:
@@ -149,3 +170,62 @@ def _ranked_mentions(doc: GraphDocument, nodes: dict[str, Any]) -> tuple:
         props = {k: v for k, v in e.properties.items() if k not in EDGE_AGGREGATE_PROPERTIES}
         out.append(replace(e, properties=props | extra[i]) if i in extra or props != e.properties else e)
     return tuple(out)
+
+
+def addressings(doc: GraphDocument) -> list[Addressing]:
+    """Every (problem, method) pair ``methods_for_problem`` can answer, ranked within each problem by
+    supporting papers (desc), method name, then method id.
+
+    Example:
+        >>> from kg.records import Edge, Evidence, GraphDocument, Node
+        >>> ev = lambda p: (Evidence(p, 0, 1, 0, 1, "r", 1.0),)
+        >>> doc = GraphDocument(
+        ...     (Node("problem:x", "Problem", "X"), Node("method:a", "Method", "A"), Node("model:b", "Model", "B"),
+        ...      Node("paper:1", "Paper", "1"), Node("paper:2", "Paper", "2")),
+        ...     (Edge("method:a", "problem:x", "ADDRESSES", ev("paper:1")), Edge("paper:2", "problem:x", "ADDRESSES", ev("paper:2")),
+        ...      Edge("paper:2", "model:b", "PROPOSES", ev("paper:2")), Edge("paper:2", "method:a", "PROPOSES", ev("paper:2"))),
+        ... )
+        >>> [(a.method, a.papers, a.rank) for a in addressings(doc)]
+        [('method:a', ('paper:1', 'paper:2'), 1), ('model:b', ('paper:2',), 2)]
+    """
+    labels = {n.id: n.label for n in doc.nodes}
+    names = {n.id: n.name for n in doc.nodes if n.label in METHODS}
+    proposed: dict[str, set[str]] = defaultdict(set)
+    for e in doc.edges:
+        if e.type == "PROPOSES" and labels.get(e.source) == "Paper" and labels.get(e.target) in METHODS:
+            proposed[e.source].add(e.target)
+    support: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for e in doc.edges:
+        if e.type != "ADDRESSES" or labels.get(e.target) != "Problem":
+            continue
+        if labels.get(e.source) in METHODS:
+            support[e.target][e.source].update(e.papers)
+        elif labels.get(e.source) == "Paper":
+            for method in proposed.get(e.source, ()):
+                support[e.target][method].add(e.source)
+    out = []
+    for problem in sorted(support):
+        methods = support[problem]
+        ranked = sorted(methods, key=lambda m: (-len(methods[m]), names[m], m))
+        out += [Addressing(problem, m, tuple(sorted(methods[m])), rank) for rank, m in enumerate(ranked, 1)]
+    return out
+
+
+def name_keys(node: Node) -> set[str]:
+    """The lower-cased spellings a parameter can name ``node`` by: its name, title and aliases."""
+    return {text.lower() for text in (node.name, node.properties.get("title"), *node.aliases) if text}
+
+
+def name_fragments(text: str) -> frozenset[str]:
+    """Keys of a "did you mean": each word's first and last four letters ("propogation" -> "prop",
+    "tion"), a shorter word whole and its first three letters ("FIDD" -> "fidd", "fid"); words of one
+    or two letters only when there are no others ("of" would match half the graph).  A misspelt name almost surely shares one with the right name, so a suggestion compares a
+    few hundred names, not every name in the graph.
+
+    Example:
+        >>> sorted(name_fragments("Equilibrium propogation")), sorted(name_fragments("FIDD")), sorted(name_fragments("KD"))
+        (['equi', 'prop', 'rium', 'tion'], ['fid', 'fidd'], ['kd'])
+    """
+    words = re.findall(r"\w+", text.lower()) or [text.lower().strip()]
+    words = [w for w in words if len(w) > 2] or words
+    return frozenset(piece for w in words for piece in ((w[:4], w[-4:]) if len(w) > 4 else (w, w[:3])) if piece)

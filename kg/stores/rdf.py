@@ -11,13 +11,15 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import hashlib
+
 import pyoxigraph as ox
 
 from kg.errors import KGError
 from kg.records import GraphDocument
 from kg.schema import edge_properties, node_properties
 from kg.schema import vocab as v
-from kg.schema.aggregates import with_aggregates
+from kg.schema.aggregates import SEPARATOR, addressings, band, name_fragments, name_keys, with_aggregates
 
 _TYPE = ox.NamedNode(v.RDF + "type")
 _EDGE = ox.NamedNode(v.KG + "Edge")
@@ -84,6 +86,30 @@ def _statements(graph: GraphDocument, make: Callable) -> Iterator:
             yield make(e, kg_["confidence"], ox.Literal(ev.confidence))
 
 
+def _with_aggregates(graph: GraphDocument, make: Callable) -> Iterator:
+    """The statements of the graph with its aggregates, then the look-up keys of names and the ranked
+    ``kg:Addressing`` resources that ``methods_for_problem`` reads (``kg.schema.aggregates``)."""
+    yield from _statements(with_aggregates(graph), make)
+    kg_ = {name: _predicate(v.KG + name) for name in (
+        "nameKey", "nameFragment", "problem", "method", "support", "paperIds", "methodRank", "methodBand")}
+    for node in graph.nodes:
+        s = ox.NamedNode(v.node_iri(node.id))
+        for key in sorted(name_keys(node)):
+            yield make(s, kg_["nameKey"], ox.Literal(key))
+        for fragment in sorted(name_fragments(node.name)):
+            yield make(s, kg_["nameFragment"], ox.Literal(fragment))
+    addressing = _predicate(v.KG + "Addressing")
+    for a in addressings(graph):
+        s = ox.NamedNode(v.ID + "addressing/" + hashlib.sha1(f"{a.problem}|{a.method}".encode()).hexdigest())
+        yield make(s, _TYPE, addressing)
+        yield make(s, kg_["problem"], ox.NamedNode(v.node_iri(a.problem)))
+        yield make(s, kg_["method"], ox.NamedNode(v.node_iri(a.method)))
+        yield make(s, kg_["support"], ox.Literal(len(a.papers)))
+        yield make(s, kg_["paperIds"], ox.Literal(SEPARATOR.join(a.papers)))
+        yield make(s, kg_["methodRank"], ox.Literal(a.rank))
+        yield make(s, kg_["methodBand"], ox.Literal(f"{a.problem}{SEPARATOR}{band(a.rank)}"))
+
+
 def _property(make: Callable, iri: Callable, s: ox.NamedNode, name: str, value: Any) -> Iterator:
     p = _predicate(v.property_iri(name))
     values = value if isinstance(value, list) else [value]
@@ -101,7 +127,7 @@ def write_store(graph: GraphDocument, path: Path) -> int:
     aggregates canned queries look up (``kg.schema.aggregates``), and compact it: a bulk load leaves
     overlapping files that make each index look-up of a canned query several times slower."""
     store = ox.Store(str(path))
-    store.bulk_extend(_statements(with_aggregates(graph), ox.Quad))
+    store.bulk_extend(_with_aggregates(graph, ox.Quad))
     store.flush()
     store.optimize()
     count = len(store)
@@ -112,7 +138,7 @@ def write_store(graph: GraphDocument, path: Path) -> int:
 def write_turtle(graph: GraphDocument, path: Path) -> None:
     """Turtle with the project's prefixes, for people and other tools, in the graph's order."""
     with open(path, "wb") as fh:
-        ox.serialize(triples(with_aggregates(graph)), fh, ox.RdfFormat.TURTLE, prefixes=v.PREFIXES)
+        ox.serialize(_with_aggregates(graph, ox.Triple), fh, ox.RdfFormat.TURTLE, prefixes=v.PREFIXES)
 
 
 def open_store(path: Path) -> ox.Store:

@@ -114,6 +114,21 @@ def test_queries_unknown_entity_suggests_names(fixture_built, backend: str) -> N
                     graph=fixture_built.graph, store=fixture_built.store)
 
 
+@pytest.mark.parametrize("typo", ["image generatoin", "stochastic gradiant descent", "FIDD", "difusion transformers", "Imagenet-1k"])
+def test_queries_suggestions_are_the_same_on_every_backend(fixture_built, typo: str) -> None:
+    """The embedded store gathers candidates from its kg:nameFragment index, the others by a substring
+    scan: the shared fragment rule makes the pools, and so the suggestions, equal."""
+    from kg.queries.backends import PythonBackend, SparqlBackend
+    from kg.queries.spec import Param
+
+    messages = set()
+    for backend in (PythonBackend(fixture_built.graph), SparqlBackend(fixture_built.store)):
+        with pytest.raises(UnknownEntity) as err:
+            queries.resolve(backend, Param("entity", "entity"), typo)
+        messages.add(str(err.value))
+    assert len(messages) == 1 and "did you mean" in messages.pop()
+
+
 @pytest.mark.neo4j
 def test_queries_unknown_entity_suggests_names_on_neo4j(fixture_built, neo4j_driver) -> None:
     from conftest import load_into_neo4j
