@@ -15,6 +15,8 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 _PAREN = re.compile(r"\(([^()]{1,16})\)")
+_CLOSING = "'\"’”`,"
+"""Characters a long form does not end with: a possessive apostrophe or closing quote before the parenthesis."""
 _SHORT = re.compile(r"^[A-Za-z][\w\-+./]*[A-Za-z0-9+]s?$|^[A-Z]$")
 
 
@@ -77,6 +79,8 @@ def _long_form(text: str, paren: int, short: str) -> tuple[int, int] | None:
             start = first[0]
             while start < end and not text[start].isalnum():
                 start += 1
+            while end > start and text[end - 1] in _CLOSING:  # "large language models’ (LLMs)"
+                end -= 1
             return (start, end) if start < end else None
     return None
 

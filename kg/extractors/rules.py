@@ -86,6 +86,10 @@ if not Doc.has_extension("kg_relations"):
     Doc.set_extension("kg_relations", default=())
 
 
+_EDGE_PUNCT = ".,;:()[]{}\"'`’‘“”"
+"""Stripped from each word of a canonical name before the last word is made singular ("models’" -> "model")."""
+
+
 def canonical(text: str) -> str:
     """Normalised name used for resolution: lower case, no hyphens or determiners, singular last word.
 
@@ -93,7 +97,8 @@ def canonical(text: str) -> str:
         >>> canonical("the Kolmogorov-Arnold Networks")
         'kolmogorov arnold network'
     """
-    words = re.sub(r"[\-‐–_/]+", " ", text.lower()).replace("’", "'").split()
+    words = [w.strip(_EDGE_PUNCT) for w in re.sub(r"[\-‐–_/]+", " ", text.lower()).replace("’", "'").split()]
+    words = [w for w in words if w]
     while words and words[0] in {"a", "an", "the", "our", "this", "these", "its", "their"}:
         words = words[1:]
     if words:
@@ -102,7 +107,7 @@ def canonical(text: str) -> str:
             words[-1] = last[:-3] + "y"
         elif len(last) > 3 and last.endswith("s") and not last.endswith(("ss", "us", "is", "ics")):
             words[-1] = last[:-1]
-    return " ".join(w.strip(".,;:()[]{}\"'") for w in words).strip()
+    return " ".join(words)
 
 
 def label_by_head(head: str) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from kg.extractors import extract
+from kg.extractors.rules import canonical
 from kg.records import Abstract
 
 DETECTORS = "FINE applies to various detectors, including Faster R-CNN, YOLO series, and RT-DETR."
@@ -27,6 +28,12 @@ def test_released_models_and_benchmarks_get_their_types():
     found = _mentions(CHECKPOINTS)
     assert found.get("GPT-5") == "Model" and found.get("DriveAgent-R1") == "Model"
     assert found.get("BigCodeBench") == "Dataset" and found.get("MetaMathQA") == "Dataset"
+
+
+def test_quotes_and_possessives_do_not_split_a_name():
+    assert canonical("large language models’") == canonical("Large Language Models") == "large language model"
+    assert canonical("``hallucinations''") == canonical('"hallucinations"') == "hallucination"
+    assert canonical("Kolmogorov’s theorem") == "kolmogorov's theorem"
 
 
 def test_seed_entity_names_do_not_end_in_function_words(seeds_graph):

@@ -68,6 +68,7 @@ def test_offsets_exact_on_every_seed(seed_abstracts) -> None:
         ("We use Kolmogorov-Arnold Networks (KANs).", [("Kolmogorov-Arnold Networks", "KANs")]),
         ("the second-order stationary point (SOSP) of it", [("second-order stationary point", "SOSP")]),
         ("results (see Table 2) and (p < 0.05)", []),
+        ("can enhance large language models’ (LLMs) reasoning", [("large language models", "LLMs")]),
     ],
 )
 def test_offsets_abbreviation_pairs(text: str, pairs: list[tuple[str, str]]) -> None:
