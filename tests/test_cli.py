@@ -122,7 +122,7 @@ def test_store_of_another_format_asks_for_a_rebuild(seeds_out: Path, tmp_path: P
     summary = json.loads((seeds_out / "summary.json").read_text())
     del summary["format"]  # what builds before the format mark wrote
     (old / "summary.json").write_text(json.dumps(summary))
-    with pytest.raises(KGError, match=r"store format 1, this version reads 2\); rebuild it with `kg build"):
+    with pytest.raises(KGError, match=rf"store format 1, this version reads {kg.api.STORE_FORMAT}\); rebuild it with `kg build"):
         kg.open(old).store
     result = CliRunner().invoke(cli, ["query", "top_entities", "-p", "type", "Method", "--out", str(old)])
     assert result.exit_code != 0 and "rebuild it" in result.output
