@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from kg.queries.spec import Param
 from kg.schema import check_label
 from kg.schema import vocab as v
+from kg.schema.aggregates import SEPARATOR
 
 LIST_SEPARATOR = "\x1f"
 """What SPARQL ``GROUP_CONCAT`` joins list columns with: a control character no name contains."""
@@ -114,8 +115,9 @@ class SparqlBackend:
     join every further pattern through a variable already bound, and read per-row values with
     OPTIONALs of one triple.  An OPTIONAL of several triples, or an edge type compared with ``=``
     (a constant the planner would start from), makes Oxigraph read whole predicates instead.
-    Whole-type rankings read the rank bands of ``kg.schema.aggregates``.  A substituted variable
-    must also be projected.
+    Whole-type rankings read the rank bands of ``kg.schema.aggregates``.  Patterns that follow a
+    UNION of look-ups go in a LATERAL, or the planner starts from them (every ``?n a ?cls``).  A
+    substituted variable must also be projected.
     """
 
     name = "embedded"
@@ -174,7 +176,7 @@ class SparqlBackend:
         if not keys:
             return []
         branches = " UNION ".join(f"{{ ?n kg:nameKey ?k{i} }}" for i in range(len(keys)))
-        text = f"SELECT DISTINCT {' '.join(f'?k{i}' for i in range(len(keys)))} ?n ?cls ?name ?support WHERE {{ {branches} {_SPARQL_NODE_TAIL} }}"
+        text = f"SELECT DISTINCT {' '.join(f'?k{i}' for i in range(len(keys)))} ?n ?cls ?name ?support WHERE {{ {branches} LATERAL {{ {_SPARQL_NODE_TAIL} }} }}"
         return sorted(
             (Candidate(v.node_id(r["n"]), r["cls"].removeprefix(v.KG), r["name"] or "", r["support"] or 0)
              for r in self._select(text, {f"k{i}": ox.Literal(k) for i, k in enumerate(keys)})
@@ -185,14 +187,14 @@ class SparqlBackend:
     def names(self, labels: Sequence[str], fragments: Sequence[str]) -> list[str]:
         import pyoxigraph as ox
 
-        # kg:nameFragment indexes the pieces name_fragments gives: one look-up per fragment
-        if not fragments:
+        # kg:nameFragment indexes "<label><US><fragment>" for the pieces name_fragments gives: one
+        # look-up per label and fragment
+        keys = [f"{label}{SEPARATOR}{f}" for label in labels for f in fragments]
+        if not keys:
             return []
-        branches = " UNION ".join(f"{{ ?n kg:nameFragment ?f{i} }}" for i in range(len(fragments)))
-        text = f"SELECT DISTINCT {' '.join(f'?f{i}' for i in range(len(fragments)))} ?n ?cls ?name WHERE {{ {branches} ?n a ?cls . ?n skos:prefLabel ?name }}"
-        wanted = {v.class_iri(label) for label in labels}
-        rows = self._select(text, {f"f{i}": ox.Literal(f) for i, f in enumerate(fragments)})
-        return [r["name"] for r in rows if r["cls"] in wanted]
+        branches = " UNION ".join(f"{{ ?n kg:nameFragment ?f{i} }}" for i in range(len(keys)))
+        text = f"SELECT DISTINCT {' '.join(f'?f{i}' for i in range(len(keys)))} ?n ?name WHERE {{ {branches} LATERAL {{ ?n skos:prefLabel ?name }} }}"
+        return [r["name"] for r in self._select(text, {f"f{i}": ox.Literal(k) for i, k in enumerate(keys)})]
 
 
 def _code(text: str) -> str:

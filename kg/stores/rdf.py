@@ -97,7 +97,7 @@ def _with_aggregates(graph: GraphDocument, make: Callable) -> Iterator:
         for key in sorted(name_keys(node)):
             yield make(s, kg_["nameKey"], ox.Literal(key))
         for fragment in sorted(name_fragments(node.name)):
-            yield make(s, kg_["nameFragment"], ox.Literal(fragment))
+            yield make(s, kg_["nameFragment"], ox.Literal(f"{node.label}{SEPARATOR}{fragment}"))
     addressing = _predicate(v.KG + "Addressing")
     for a in addressings(graph):
         s = ox.NamedNode(v.ID + "addressing/" + hashlib.sha1(f"{a.problem}|{a.method}".encode()).hexdigest())
