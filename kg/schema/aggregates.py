@@ -22,10 +22,11 @@ answer without them):
   ``area<US>count`` string per area, and ``areaBands``, one ``area<US>band`` string per area — the
   band of the rank within (area, Problem or Method section) by (count desc, name, id), the order of
   ``area_overview`` (``<US>`` is the unit separator, U+001F);
-* problems (RDF store only, as ``addressings``): one ``Addressing`` per method or model that
-  addresses the problem, with its supporting papers and its rank in the order of
-  ``methods_for_problem`` (papers desc, name, id), so that query reads its first ``limit`` rows by
-  band instead of joining every ADDRESSES edge and proposing paper of a busy problem (hundreds);
+* (problem, method) pairs (RDF store only, as ``addressings``): one ``Addressing`` per method or
+  model that addresses a problem, with its supporting papers and its ranks in the orders of
+  ``methods_for_problem`` and ``problems_for_method`` (papers desc, name, id), so those queries read
+  their first ``limit`` rows by band instead of joining every ADDRESSES edge and proposing paper of a
+  busy problem or method (hundreds);
 * every node (RDF store only, as ``name_keys`` and ``name_fragments``): its lower-cased name, title
   and aliases, which resolve a parameter by name with one look-up each, and the fragments of its
   name, which gather the "did you mean" candidates of a misspelt one;
@@ -71,13 +72,15 @@ METHODS = frozenset({"Method", "Model"})
 @dataclass(frozen=True, slots=True)
 class Addressing:
     """A method or model and a problem it addresses: the papers that support it (a stated ADDRESSES
-    edge, or a paper that proposes the method and addresses the problem) and its rank among the
-    problem's methods.  One row of ``methods_for_problem``, kept whole in the RDF store."""
+    edge, or a paper that proposes the method and addresses the problem), its rank among the
+    problem's methods and the problem's rank among the method's problems.  One row of
+    ``methods_for_problem`` and of ``problems_for_method``, kept whole in the RDF store."""
 
     problem: str
     method: str
     papers: tuple[str, ...]
-    rank: int
+    method_rank: int
+    problem_rank: int
 
 
 def band(rank: int) -> int:
@@ -173,8 +176,9 @@ def _ranked_mentions(doc: GraphDocument, nodes: dict[str, Any]) -> tuple:
 
 
 def addressings(doc: GraphDocument) -> list[Addressing]:
-    """Every (problem, method) pair ``methods_for_problem`` can answer, ranked within each problem by
-    supporting papers (desc), method name, then method id.
+    """Every (problem, method) pair ``methods_for_problem`` and ``problems_for_method`` can answer,
+    ranked within each problem by supporting papers (desc), method name, then method id, and within
+    each method likewise by problem.
 
     Example:
         >>> from kg.records import Edge, Evidence, GraphDocument, Node
@@ -185,11 +189,11 @@ def addressings(doc: GraphDocument) -> list[Addressing]:
         ...     (Edge("method:a", "problem:x", "ADDRESSES", ev("paper:1")), Edge("paper:2", "problem:x", "ADDRESSES", ev("paper:2")),
         ...      Edge("paper:2", "model:b", "PROPOSES", ev("paper:2")), Edge("paper:2", "method:a", "PROPOSES", ev("paper:2"))),
         ... )
-        >>> [(a.method, a.papers, a.rank) for a in addressings(doc)]
-        [('method:a', ('paper:1', 'paper:2'), 1), ('model:b', ('paper:2',), 2)]
+        >>> [(a.method, a.papers, a.method_rank, a.problem_rank) for a in addressings(doc)]
+        [('method:a', ('paper:1', 'paper:2'), 1, 1), ('model:b', ('paper:2',), 2, 1)]
     """
     labels = {n.id: n.label for n in doc.nodes}
-    names = {n.id: n.name for n in doc.nodes if n.label in METHODS}
+    names = {n.id: n.name for n in doc.nodes}
     proposed: dict[str, set[str]] = defaultdict(set)
     for e in doc.edges:
         if e.type == "PROPOSES" and labels.get(e.source) == "Paper" and labels.get(e.target) in METHODS:
@@ -203,12 +207,17 @@ def addressings(doc: GraphDocument) -> list[Addressing]:
         elif labels.get(e.source) == "Paper":
             for method in proposed.get(e.source, ()):
                 support[e.target][method].add(e.source)
+    method_rank: dict[tuple[str, str], int] = {}
+    problems: dict[str, dict[str, set[str]]] = defaultdict(dict)
+    for problem, methods in support.items():
+        for rank, m in enumerate(sorted(methods, key=lambda m: (-len(methods[m]), names[m], m)), 1):
+            method_rank[(problem, m)] = rank
+            problems[m][problem] = methods[m]
     out = []
-    for problem in sorted(support):
-        methods = support[problem]
-        ranked = sorted(methods, key=lambda m: (-len(methods[m]), names[m], m))
-        out += [Addressing(problem, m, tuple(sorted(methods[m])), rank) for rank, m in enumerate(ranked, 1)]
-    return out
+    for m, papers in problems.items():
+        for rank, problem in enumerate(sorted(papers, key=lambda p: (-len(papers[p]), names[p], p)), 1):
+            out.append(Addressing(problem, m, tuple(sorted(papers[problem])), method_rank[(problem, m)], rank))
+    return sorted(out, key=lambda a: (a.problem, a.method_rank))
 
 
 def name_keys(node: Node) -> set[str]:

@@ -88,10 +88,12 @@ def _statements(graph: GraphDocument, make: Callable) -> Iterator:
 
 def _with_aggregates(graph: GraphDocument, make: Callable) -> Iterator:
     """The statements of the graph with its aggregates, then the look-up keys of names and the ranked
-    ``kg:Addressing`` resources that ``methods_for_problem`` reads (``kg.schema.aggregates``)."""
+    ``kg:Addressing`` resources that ``methods_for_problem`` and ``problems_for_method`` read
+    (``kg.schema.aggregates``)."""
     yield from _statements(with_aggregates(graph), make)
     kg_ = {name: _predicate(v.KG + name) for name in (
-        "nameKey", "nameFragment", "problem", "method", "support", "paperIds", "methodRank", "methodBand")}
+        "nameKey", "nameFragment", "problem", "method", "support", "paperIds", "methodRank", "methodBand", "problemRank",
+        "problemBand")}
     for node in graph.nodes:
         s = ox.NamedNode(v.node_iri(node.id))
         for key in sorted(name_keys(node)):
@@ -106,8 +108,10 @@ def _with_aggregates(graph: GraphDocument, make: Callable) -> Iterator:
         yield make(s, kg_["method"], ox.NamedNode(v.node_iri(a.method)))
         yield make(s, kg_["support"], ox.Literal(len(a.papers)))
         yield make(s, kg_["paperIds"], ox.Literal(SEPARATOR.join(a.papers)))
-        yield make(s, kg_["methodRank"], ox.Literal(a.rank))
-        yield make(s, kg_["methodBand"], ox.Literal(f"{a.problem}{SEPARATOR}{band(a.rank)}"))
+        yield make(s, kg_["methodRank"], ox.Literal(a.method_rank))
+        yield make(s, kg_["methodBand"], ox.Literal(f"{a.problem}{SEPARATOR}{band(a.method_rank)}"))
+        yield make(s, kg_["problemRank"], ox.Literal(a.problem_rank))
+        yield make(s, kg_["problemBand"], ox.Literal(f"{a.method}{SEPARATOR}{band(a.problem_rank)}"))
 
 
 def _property(make: Callable, iri: Callable, s: ox.NamedNode, name: str, value: Any) -> Iterator:
