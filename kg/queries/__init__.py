@@ -227,19 +227,20 @@ def variants(text: str) -> list[str]:
 def resolve(backend: Backend, param: Param, value: str) -> str:
     """The node id a parameter value names: an id, a name, an alias or (for papers) a title or source id.
 
-    Preference: the spelling as given before variants, names before aliases, then more supporting
-    papers, then the smaller id, so every backend picks the same node.
+    Preference: the spelling as given before variants (whatever the label: "transformers" finds the
+    busy Model "transformer" before a rare Method of that name), names before aliases, then more
+    supporting papers, then the smaller id, so every backend picks the same node.
     """
     labels = param.labels
     spellings = variants(value)
-    ids = [value]
-    for label in labels:
-        ids += [node_id(label, s) for s in spellings]
+    rank = {value: 0}
+    for n, spelling in enumerate(spellings, 1):
+        for label in labels:
+            rank.setdefault(node_id(label, spelling), n)
     if "Paper" in labels:
-        ids.append(node_id("Paper", value.strip()))
-    found = backend.existing(ids, labels)
+        rank.setdefault(node_id("Paper", value.strip()), len(spellings) + 1)
+    found = backend.existing(list(rank), labels)
     if found:
-        rank = {i: n for n, i in enumerate(ids)}
         return min(found, key=lambda c: (rank.get(c.id, len(rank)), -c.support, c.id)).id
     found = backend.named(spellings, labels)
     if found:

@@ -114,6 +114,25 @@ def test_queries_unknown_entity_suggests_names(fixture_built, backend: str) -> N
                     graph=fixture_built.graph, store=fixture_built.store)
 
 
+def test_queries_resolve_prefers_the_spelling_then_the_busier_label(tmp_path) -> None:
+    """A name two labels share resolves to the node more papers mention, whichever label comes first."""
+    from kg.queries.backends import PythonBackend, SparqlBackend
+    from kg.queries.spec import Param
+    from kg.records import GraphDocument, Node
+    from kg.stores import rdf
+
+    doc = GraphDocument((
+        Node("method:transformer", "Method", "transformer", papers=("paper:1",)),
+        Node("model:transformer", "Model", "Transformer", papers=("paper:1", "paper:2", "paper:3")),
+        Node("method:transformers", "Method", "transformers'", papers=("paper:2",)),
+    ), ())
+    rdf.write_store(doc, tmp_path / "store")
+    param = Param("method", "Method|Model")
+    for backend in (PythonBackend(doc), SparqlBackend(rdf.open_store(tmp_path / "store"))):
+        assert queries.resolve(backend, param, "Transformer") == "model:transformer"
+        assert queries.resolve(backend, param, "transformers") == "method:transformers"  # as given first
+
+
 @pytest.mark.parametrize("typo", ["image generatoin", "stochastic gradiant descent", "FIDD", "difusion transformers", "Imagenet-1k"])
 def test_queries_suggestions_are_the_same_on_every_backend(fixture_built, typo: str) -> None:
     """The embedded store gathers candidates from its kg:nameFragment index, the others by a substring
