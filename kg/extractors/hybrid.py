@@ -24,6 +24,7 @@ from spacy.tokens import Doc, Span
 
 from kg.extractors import relations as _relations  # noqa: F401  (registers kg_relations)
 from kg.extractors.rules import canonical, whole_words
+from kg.extractors.text import trim_markup
 from kg.extractors.scierc import EXTRACTOR_NAME, schema_label
 from kg.records import Mention, Relation
 
@@ -159,11 +160,13 @@ def _tidy(span: Span) -> Span | None:
 def _trained(doc: Doc) -> tuple[list[Mention | None], list[tuple[int, int, str, Relation]]]:
     """Trained spans as schema mentions (``None`` where dropped) and their raw relations."""
     spans = sorted(doc.ents, key=lambda s: (s.start, s.end, s.label_))
+    text = doc.text  # joined anew on each access: read it once
     mentions: list[Mention | None] = []
     for s in spans:
         tidy = _tidy(s)
-        raw = None if tidy is None else Mention(
-            tidy.start_char, tidy.end_char, tidy.text, s.label_, canonical(tidy.text), s.sent.start_char, s.sent.end_char,
+        start, end = (0, 0) if tidy is None else trim_markup(text, tidy.start_char, tidy.end_char)
+        raw = None if start == end else Mention(
+            start, end, text[start:end], s.label_, canonical(text[start:end]), s.sent.start_char, s.sent.end_char,
             EXTRACTOR_NAME, 0.7)
         label = None if raw is None else schema_label(raw)
         mentions.append(None if label is None or not raw.canonical else replace(raw, label=label))

@@ -18,6 +18,7 @@ from spacy.language import Language
 from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc, Span
 
+from kg.extractors.text import trim_markup
 from kg.records import Mention, Relation
 
 RULES_VERSION = "rules.v1"
@@ -86,7 +87,7 @@ if not Doc.has_extension("kg_relations"):
     Doc.set_extension("kg_relations", default=())
 
 
-_EDGE_PUNCT = ".,;:()[]{}\"'`’‘“”"
+_EDGE_PUNCT = ".,;:()[]{}\"'`’‘“”*$"
 """Stripped from each word of a canonical name before the last word is made singular ("models’" -> "model")."""
 
 
@@ -97,6 +98,8 @@ def canonical(text: str) -> str:
         >>> canonical("the Kolmogorov-Arnold Networks")
         'kolmogorov arnold network'
     """
+    if not re.search(r"[^\W\d_]", re.sub(r"\\[A-Za-z]+", "", text)):
+        return ""  # no name: a LaTeX macro standing for one ("\\method", "\\ours"), a number, markup
     words = [w.strip(_EDGE_PUNCT) for w in re.sub(r"[\-‐–_/]+", " ", text.lower()).replace("’", "'").split()]
     words = [w for w in words if w]
     while words and words[0] in {"a", "an", "the", "our", "this", "these", "its", "their"}:
@@ -215,6 +218,10 @@ def _inside_word(text: str, start: int, end: int) -> bool:
 
 
 def _mention(doc: Doc, text: str, start: int, end: int, label: str, name: str, rule: str, confidence: float, aliases: tuple[str, ...] = ()) -> Mention:
+    trimmed = trim_markup(text, start, end)
+    if trimmed != (start, end):
+        start, end = trimmed
+        name = name if aliases else canonical(text[start:end])
     sent = doc.char_span(start, end, alignment_mode="expand")
     sentence = sent.sent if sent is not None else doc[:]
     return Mention(

@@ -65,3 +65,26 @@ def _math_mask(text: str) -> list[bool]:
         for i in range(match.start(), match.end()):
             mask[i] = True
     return mask
+
+
+_LEADING_MARKUP = re.compile(r"(?:\\*(?:emph|textbf|textit|texttt|textsc|underline|text)\{|[*`{_]|'')+")
+_TRAILING_MARKUP = re.compile(r"(?:[*`}_]|'')+$")
+
+
+def trim_markup(text: str, start: int, end: int) -> tuple[int, int]:
+    r"""``start, end`` moved inward past Markdown and LaTeX markup at the span's edges
+    ("\\textit{Embodied Reasoner" -> "Embodied Reasoner", "Groups*" -> "Groups"), so names carry no
+    markup while offsets still index the abstract as given.
+
+    Example:
+        >>> t = "We propose \\textit{Embodied Reasoner}, and **HIP**."
+        >>> [t[s:e] for s, e in (trim_markup(t, 11, 37), trim_markup(t, 43, 50))]
+        ['Embodied Reasoner', 'HIP']
+    """
+    lead = _LEADING_MARKUP.match(text, start, end)
+    if lead:
+        start = lead.end()
+    trail = _TRAILING_MARKUP.search(text[start:end])
+    if trail:
+        end = start + trail.start()
+    return start, max(start, end)

@@ -36,6 +36,13 @@ def test_quotes_and_possessives_do_not_split_a_name():
     assert canonical("Kolmogorov’s theorem") == "kolmogorov's theorem"
 
 
+def test_latex_macros_are_not_names_and_markup_is_trimmed():
+    found = _mentions(r"We propose \method, a framework for graph learning. \method beats *GraphGPS*. "
+                      r"We introduce \textit{Embodied Reasoning Agent} for robot planning.")
+    assert not any("\\" in name or "*" in name or "{" in name for name in found)
+    assert {"GraphGPS", "Embodied Reasoning Agent", "graph learning"} <= set(found)
+
+
 def test_seed_entity_names_do_not_end_in_function_words(seeds_graph):
     dangling = re.compile(r"\s(?:and|or|of|with|without|the|a|an|to|for|in|on)$", re.I)
     names = [n.name for n in seeds_graph.nodes if n.label not in ("Paper", "Bound")]
