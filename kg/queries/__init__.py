@@ -12,7 +12,6 @@ Example:
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources

@@ -6,12 +6,11 @@ SPARQL parameters are bound with Oxigraph's ``substitutions`` (SEP-0007), never 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
-
-import hashlib
 
 import pyoxigraph as ox
 
