@@ -49,7 +49,8 @@ class Backend(Protocol):
     def named(self, keys: Sequence[str], labels: Sequence[str]) -> list[Candidate]: ...
 
     def names(self, labels: Sequence[str], fragments: Sequence[str]) -> list[str]:
-        """Names of nodes with these labels whose lower-cased name contains one of ``fragments``."""
+        """Names of nodes with these labels, at least every one whose ``name_fragments`` include one of
+        ``fragments`` (a backend may return more, e.g. by a substring test; the caller filters)."""
         ...
 
 
@@ -159,52 +160,54 @@ class SparqlBackend:
         ids = list(dict.fromkeys(ids))
         # One query for every candidate id (a resolution tries dozens): a UNION branch per id, each
         # starting from its own bound variable.
-        branches = " UNION ".join(_SPARQL_NODE_BRANCH.format(n=f"n{i}", i=i) for i in range(len(ids)))
+        branches = " UNION ".join(f"{{ {_node_pattern(f'?n{i}')} BIND({i} AS ?at) }}" for i in range(len(ids)))
         text = f"SELECT {' '.join(f'?n{i}' for i in range(len(ids)))} ?at ?cls ?name ?support WHERE {{ {branches} }}"
         found = {}
         for row in self._select(text, {f"n{i}": ox.NamedNode(v.node_iri(node)) for i, node in enumerate(ids)}):
-            label = row["cls"].removeprefix(v.KG) if row["cls"].startswith(v.KG) else None
-            if label in labels:
-                found[row["at"]] = Candidate(ids[row["at"]], label, row["name"] or "", row["support"] or 0)
+            candidate = _candidate(ids[row["at"]], row, labels)
+            if candidate is not None:
+                found[row["at"]] = candidate
         return [found[i] for i in sorted(found)]
 
     def named(self, keys: Sequence[str], labels: Sequence[str]) -> list[Candidate]:
-        import pyoxigraph as ox
-
-        # kg:nameKey holds every lower-cased name, title and alias: one look-up per key
-        keys = list(dict.fromkeys(keys))
-        if not keys:
-            return []
-        branches = " UNION ".join(f"{{ ?n kg:nameKey ?k{i} }}" for i in range(len(keys)))
-        text = f"SELECT DISTINCT {' '.join(f'?k{i}' for i in range(len(keys)))} ?n ?cls ?name ?support WHERE {{ {branches} LATERAL {{ {_SPARQL_NODE_TAIL} }} }}"
-        return sorted(
-            (Candidate(v.node_id(r["n"]), r["cls"].removeprefix(v.KG), r["name"] or "", r["support"] or 0)
-             for r in self._select(text, {f"k{i}": ox.Literal(k) for i, k in enumerate(keys)})
-             if r["cls"].removeprefix(v.KG) in labels),
-            key=lambda c: c.id,
-        )
+        # kg:nameKey holds every lower-cased name, title and alias
+        rows = self._look_up("kg:nameKey", list(dict.fromkeys(keys)), _node_pattern("?n"), "?cls ?name ?support")
+        found = (_candidate(v.node_id(row["n"]), row, labels) for row in rows)
+        return sorted((c for c in found if c is not None), key=lambda c: c.id)
 
     def names(self, labels: Sequence[str], fragments: Sequence[str]) -> list[str]:
+        # kg:nameFragment indexes "<label><US><fragment>" for the pieces name_fragments gives
+        keys = [f"{label}{SEPARATOR}{f}" for label in labels for f in fragments]
+        return [row["name"] for row in self._look_up("kg:nameFragment", keys, "?n skos:prefLabel ?name", "?name")]
+
+    def _look_up(self, predicate: str, keys: Sequence[str], pattern: str, columns: str) -> list[dict[str, Any]]:
+        """Rows of the nodes ``?n`` whose ``predicate`` is one of ``keys``: a UNION branch per key, each
+        starting from its bound literal, then ``pattern`` in a LATERAL (after a UNION, the planner
+        would start from it)."""
         import pyoxigraph as ox
 
-        # kg:nameFragment indexes "<label><US><fragment>" for the pieces name_fragments gives: one
-        # look-up per label and fragment
-        keys = [f"{label}{SEPARATOR}{f}" for label in labels for f in fragments]
         if not keys:
             return []
-        branches = " UNION ".join(f"{{ ?n kg:nameFragment ?f{i} }}" for i in range(len(keys)))
-        text = f"SELECT DISTINCT {' '.join(f'?f{i}' for i in range(len(keys)))} ?n ?name WHERE {{ {branches} LATERAL {{ ?n skos:prefLabel ?name }} }}"
-        return [r["name"] for r in self._select(text, {f"f{i}": ox.Literal(k) for i, k in enumerate(keys)})]
+        branches = " UNION ".join(f"{{ ?n {predicate} ?k{i} }}" for i in range(len(keys)))
+        text = (f"SELECT DISTINCT {' '.join(f'?k{i}' for i in range(len(keys)))} ?n {columns} "
+                f"WHERE {{ {branches} LATERAL {{ {pattern} }} }}")
+        return self._select(text, {f"k{i}": ox.Literal(k) for i, k in enumerate(keys)})
+
+
+def _node_pattern(node: str) -> str:
+    """The class, name and support of ``node`` (a variable), each a one-triple pattern."""
+    return f"{node} a ?cls . OPTIONAL {{ {node} skos:prefLabel ?name }} OPTIONAL {{ {node} kg:support ?support }}"
+
+
+def _candidate(node_id: str, row: dict[str, Any], labels: Sequence[str]) -> Candidate | None:
+    """A resolution candidate from a row of ``_node_pattern``, if its class is one of ``labels``."""
+    label = row["cls"].removeprefix(v.KG)
+    return Candidate(node_id, label, row["name"] or "", row["support"] or 0) if label in labels else None
 
 
 def _code(text: str) -> str:
     """Query text without its comment lines (the header names parameters too)."""
     return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
-
-
-_SPARQL_NODE_BRANCH = "{{ ?{n} a ?cls . OPTIONAL {{ ?{n} skos:prefLabel ?name }} OPTIONAL {{ ?{n} kg:support ?support }} BIND({i} AS ?at) }}"
-
-_SPARQL_NODE_TAIL = "?n a ?cls . OPTIONAL { ?n skos:prefLabel ?name } OPTIONAL { ?n kg:support ?support }"
 
 
 def _python(term: Any) -> Any:

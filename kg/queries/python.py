@@ -17,7 +17,8 @@ from collections.abc import Iterator
 
 import networkx as nx
 
-METHODS = ("Method", "Model")
+from kg.records import METHOD_LABELS
+
 LOWER_NOTATIONS = ("Omega", "soft-Omega", "omega")
 UPPER_NOTATIONS = ("O", "soft-O", "Theta", "o", "rate")  # as kg.complexity.order
 MAX_CONNECTION_PAPERS = 3
@@ -58,11 +59,11 @@ def _ranked(g: nx.MultiDiGraph, support: dict[str, set[str]], column: str, limit
 def methods_for_problem(g: nx.MultiDiGraph, problem: str, limit: int = 25) -> list[dict]:
     support: dict[str, set[str]] = defaultdict(set)
     for source, data in _in(g, problem, "ADDRESSES"):
-        if _label(g, source) in METHODS:
+        if _label(g, source) in METHOD_LABELS:
             support[source].update(data["papers"])
         elif _label(g, source) == "Paper":
             for method, _ in _out(g, source, "PROPOSES"):
-                if _label(g, method) in METHODS:
+                if _label(g, method) in METHOD_LABELS:
                     support[method].add(source)
     return _ranked(g, support, "method", limit)
 
@@ -217,7 +218,7 @@ def datasets_for_method(g: nx.MultiDiGraph, method: str, limit: int = 25) -> lis
 
 
 def methods_on_dataset(g: nx.MultiDiGraph, dataset: str, limit: int = 25) -> list[dict]:
-    support = {m: set(data["papers"]) for m, data in _in(g, dataset, "EVALUATED_ON") if _label(g, m) in METHODS}
+    support = {m: set(data["papers"]) for m, data in _in(g, dataset, "EVALUATED_ON") if _label(g, m) in METHOD_LABELS}
     return _ranked(g, support, "method", limit)
 
 
@@ -306,7 +307,7 @@ def area_overview(g: nx.MultiDiGraph, primary_area: str, top: int = 10) -> list[
     for paper in papers:
         for entity, _ in _out(g, paper, "MENTIONS"):
             label = _label(g, entity)
-            if label in ("Problem", *METHODS):
+            if label in ("Problem", *METHOD_LABELS):
                 section = "Problem" if label == "Problem" else "Method"
                 counts[(section, entity, _name(g, entity))].add(paper)
         for bound, _ in _out(g, paper, "STATES_BOUND"):

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from kg.records import ENTITY_LABELS, GraphDocument
+from kg.records import ENTITY_LABELS, METHOD_LABELS, GraphDocument
 
-METHODS = ("Method", "Model")
 
 
 def param_sets(doc: GraphDocument) -> dict[str, list[dict]]:
@@ -34,11 +33,11 @@ def param_sets(doc: GraphDocument) -> dict[str, list[dict]]:
         return nodes[node_id].name
 
     problem = best(("Problem",), ("ADDRESSES", "in"))
-    method = best(METHODS, ("ADDRESSES", "out"), ("PROPOSES", "in"))
-    rival = best(METHODS, ("OUTPERFORMS", "out"), ("OUTPERFORMS", "in"))
+    method = best(METHOD_LABELS, ("ADDRESSES", "out"), ("PROPOSES", "in"))
+    rival = best(METHOD_LABELS, ("OUTPERFORMS", "out"), ("OUTPERFORMS", "in"))
     dataset = best(("Dataset",), ("EVALUATED_ON", "in"))
-    evaluated = best(METHODS, ("EVALUATED_ON", "out"))
-    bounded = best(("Problem", *METHODS), ("BOUNDS", "in"))
+    evaluated = best(METHOD_LABELS, ("EVALUATED_ON", "out"))
+    bounded = best(("Problem", *METHOD_LABELS), ("BOUNDS", "in"))
     entity = best(ENTITY_LABELS, ("MENTIONS", "in"))
     other = best(("Problem",), ("MENTIONS", "in"), skip=(entity,))
     rare = max((n for n in doc.nodes if n.label in ENTITY_LABELS), key=lambda n: (-n.support, n.id)).id

@@ -54,7 +54,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kg.records import ENTITY_LABELS, GraphDocument, Node
+from kg.records import ENTITY_LABELS, METHOD_LABELS, GraphDocument, Node
 
 AGGREGATE_PROPERTIES = (
     "rankBand", "firstYear", "firstYearPapers", "datedPapers", "firstYearBand", "entityCount", "areaPapers", "areaBands",
@@ -63,10 +63,10 @@ AGGREGATE_PROPERTIES = (
 EDGE_AGGREGATE_PROPERTIES = ("paperRank", "paperBand")
 """MENTIONS edge properties this module owns."""
 SEPARATOR = "\x1f"
-"""Joins an area and a number in ``areaPapers`` and ``areaBands``: no area name contains it."""
+"""Joins the parts of a composite key or list (an area and a count or band, an id and a band, a
+label and a name fragment, paper ids): no name or id contains it."""
 SECTIONS = {"Problem": "Problem", "Method": "Method", "Model": "Method"}
 """The ``area_overview`` section of each label it ranks."""
-METHODS = frozenset({"Method", "Model"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,13 +196,13 @@ def addressings(doc: GraphDocument) -> list[Addressing]:
     names = {n.id: n.name for n in doc.nodes}
     proposed: dict[str, set[str]] = defaultdict(set)
     for e in doc.edges:
-        if e.type == "PROPOSES" and labels.get(e.source) == "Paper" and labels.get(e.target) in METHODS:
+        if e.type == "PROPOSES" and labels.get(e.source) == "Paper" and labels.get(e.target) in METHOD_LABELS:
             proposed[e.source].add(e.target)
     support: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
     for e in doc.edges:
         if e.type != "ADDRESSES" or labels.get(e.target) != "Problem":
             continue
-        if labels.get(e.source) in METHODS:
+        if labels.get(e.source) in METHOD_LABELS:
             support[e.target][e.source].update(e.papers)
         elif labels.get(e.source) == "Paper":
             for method in proposed.get(e.source, ()):
@@ -228,8 +228,9 @@ def name_keys(node: Node) -> set[str]:
 def name_fragments(text: str) -> frozenset[str]:
     """Keys of a "did you mean": each word's first and last four letters ("propogation" -> "prop",
     "tion"), a shorter word whole and its first three letters ("FIDD" -> "fidd", "fid"); words of one
-    or two letters only when there are no others ("of" would match half the graph).  A misspelt name almost surely shares one with the right name, so a suggestion compares a
-    few hundred names, not every name in the graph.
+    or two letters only when there are no others ("of" would match half the graph).  A misspelt
+    name almost surely shares one with the right name, so a suggestion compares a few hundred
+    names, not every name in the graph.
 
     Example:
         >>> sorted(name_fragments("Equilibrium propogation")), sorted(name_fragments("FIDD")), sorted(name_fragments("KD"))
