@@ -5,7 +5,7 @@ Usage:
                             [--query NAME ...]
 
 ``OUT`` is a folder written by ``kg build`` (``store/``, ``graph.json``).  Parameters come from
-``kg.queries.samples`` (the busiest node of the right kind), the first set of each query.  Times
+``kg.queries.samples`` (the busiest node of the right kind, by name and by id), every set.  Times
 include entity resolution and the shared post-processing, as a user sees them.  ``neo4j`` reads the
 ``NEO4J_*`` settings; ``--load`` first loads the graph there (replacing what the database holds).
 Prints one table row per query and backend; the target is p95 <= 50 ms on embedded and Neo4j.
@@ -62,12 +62,13 @@ def main() -> None:
     # process never holds: freeze them so the collector does not rescan them during the timed calls.
     gc.freeze()
     print(f"{len(document.nodes)} nodes, {len(document.edges)} edges; {args.runs} warm runs each\n")
-    print(f"{'query':<22} {'backend':<9} {'rows':>5} {'p50 ms':>9} {'p95 ms':>9} {'cpu p50':>9} {'cpu p95':>9}")
-    print("-" * 78)
-    for query in queries.list_queries():
+    print(f"{'query':<22} {'params':<40} {'backend':<9} {'rows':>5} {'p50 ms':>9} {'p95 ms':>9} {'cpu p50':>9} {'cpu p95':>9}")
+    print("-" * 119)
+    for query, params in ((q, p) for q in queries.list_queries() for p in samples[q.name]):
         if args.query and query.name not in args.query:
             continue
-        params = samples[query.name][0]
+        shown = " ".join(f"{k}={v}" for k, v in params.items())
+        shown = shown if len(shown) <= 40 else shown[:39] + "…"
         for backend in backends:
             run = lambda: queries.run(query.name, params, backend, **connection[backend])  # noqa: E731
             rows = run()  # warm-up: resolution caches, Neo4j query plans, page cache
@@ -78,7 +79,7 @@ def main() -> None:
                 times.append(1000 * (time.perf_counter() - t))
                 cpu.append(1000 * (time.process_time() - c))
             print(
-                f"{query.name:<22} {backend:<9} {len(rows):>5} {statistics.median(times):>9.1f} {_percentile(times, 0.95):>9.1f}"
+                f"{query.name:<22} {shown:<40} {backend:<9} {len(rows):>5} {statistics.median(times):>9.1f} {_percentile(times, 0.95):>9.1f}"
                 f" {statistics.median(cpu):>9.1f} {_percentile(cpu, 0.95):>9.1f}"
             )
 

@@ -27,10 +27,11 @@ from kg.errors import BuildError, KGError
 from kg.records import Abstract, Extraction, GraphDocument, Node
 
 OUTPUT_FILES = ("store", "graph.ttl", "graph.json", "graph.graphml", "explorer.html", "summary.json")
-STORE_FORMAT = 3
+STORE_FORMAT = 4
 """What the embedded store holds, for the canned SPARQL: 2 = with the query aggregates of
 ``kg.schema.aggregates`` (paper ranks on MENTIONS edges); 3 = also the ranked ``kg:Addressing``
-rows of ``methods_for_problem``. Older stores answer some queries with no rows, so opening one is
+rows of ``methods_for_problem``; 4 = also the ``kg:CoOccurrence`` rows of ``co_occurring`` and the
+ranks of OUTPERFORMS edges. Older stores answer some queries with no rows, so opening one is
 an error that says to rebuild."""
 
 

@@ -4,14 +4,18 @@ The parity tests and ``bench/queries.py`` run every query with these on any buil
 
 The busiest node of the right kind is picked (most edges of the types the query follows, then
 most papers, then smallest id), so the same rule serves the fixture, the seeds and a corpus slice.
-Some parameters are given by name, some by id, to exercise resolution on every backend.
+Busy nodes are given both by name and by id, to exercise resolution on every backend and so that a
+name resolving to another node cannot go unnoticed in the benchmark (it reports every set).
+``co_occurring`` also runs on the busiest entity whose co-occurrences are counted, not stored.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Collection
 
 from kg.records import ENTITY_LABELS, METHOD_LABELS, GraphDocument
+from kg.schema.aggregates import CO_OCCURRING_MIN_PAPERS
 
 
 
@@ -23,7 +27,7 @@ def param_sets(doc: GraphDocument) -> dict[str, list[dict]]:
         degree[(e.type, "in", e.target)] += 1
     nodes = {n.id: n for n in doc.nodes}
 
-    def best(labels: tuple[str, ...], *keys: tuple[str, str], skip: tuple[str, ...] = ()) -> str:
+    def best(labels: tuple[str, ...], *keys: tuple[str, str], skip: Collection[str] = ()) -> str:
         candidates = [n for n in doc.nodes if n.label in labels and n.id not in skip]
         if not candidates:
             raise ValueError(f"the graph has no {' or '.join(labels)} node to sample a parameter from")
@@ -40,6 +44,7 @@ def param_sets(doc: GraphDocument) -> dict[str, list[dict]]:
     bounded = best(("Problem", *METHOD_LABELS), ("BOUNDS", "in"))
     entity = best(ENTITY_LABELS, ("MENTIONS", "in"))
     other = best(("Problem",), ("MENTIONS", "in"), skip=(entity,))
+    quiet = best(ENTITY_LABELS, ("MENTIONS", "in"), skip={n.id for n in doc.nodes if n.support >= CO_OCCURRING_MIN_PAPERS})
     rare = max((n for n in doc.nodes if n.label in ENTITY_LABELS), key=lambda n: (-n.support, n.id)).id
     paper = best(("Paper",), ("MENTIONS", "out"))
     years = sorted({n.properties["year"] for n in doc.nodes if n.label == "Paper" and n.properties.get("year")}) or [2026]
@@ -48,15 +53,15 @@ def param_sets(doc: GraphDocument) -> dict[str, list[dict]]:
     quantities = Counter(n.properties.get("quantity") for n in doc.nodes if n.label == "Bound")
     return {
         "methods_for_problem": [{"problem": name(problem)}, {"problem": problem, "limit": 3}],
-        "problems_for_method": [{"method": name(method)}],
+        "problems_for_method": [{"method": name(method)}, {"method": method}],
         "top_entities": [{"type": "Method"}, {"type": "problem", "limit": 5}],
-        "co_occurring": [{"entity": name(entity)}, {"entity": entity, "type": "Method", "limit": 5}],
-        "papers_for_entity": [{"entity": name(entity), "limit": 10}],
+        "co_occurring": [{"entity": name(entity)}, {"entity": entity, "type": "Method", "limit": 5}, {"entity": quiet}],
+        "papers_for_entity": [{"entity": name(entity), "limit": 10}, {"entity": entity}],
         "paper_profile": [{"paper": paper}, {"paper": nodes[paper].properties.get("title") or paper}],
         "bounds_for_problem": [{"problem": bounded}, {"problem": bounded, "quantity": min(quantities) if quantities else "time"}],
         "bound_improvements": [{}],
         "bound_gaps": [{}],
-        "outperforms": [{"method": name(rival)}],
+        "outperforms": [{"method": name(rival)}, {"method": rival, "limit": 10}],
         "datasets_for_method": [{"method": evaluated}],
         "methods_on_dataset": [{"dataset": name(dataset)}],
         "new_in_corpus": [{"type": "Method", "year": years[-1]}, {"type": "Problem", "year": years[0]}],

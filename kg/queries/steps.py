@@ -102,7 +102,20 @@ def _beats_one_shared(row: dict[str, Any]) -> bool:
     return row["shared"] * row["mine"] >= row["mine"] + row["theirs"] - row["shared"]
 
 
+def co_occurring(part: Part, entity: str, type: str | None, limit: int) -> list[dict[str, Any]]:
+    """The ``stored`` rows when the entity's stored depth covers ``limit``, else the ``counted`` ones.
+
+    Parts: ``depth`` — the entity's ``coOccurringDepth`` (none for an entity in few papers);
+    ``stored`` — the first rows of its stored ranking for ``type`` (or every type); ``counted`` — the
+    ranking counted from its papers.
+    """
+    depth = part("depth", {"entity": entity})[0]["depth"]
+    values = {"entity": entity, "type": type, "limit": limit}
+    return part("stored" if depth is not None and limit <= depth else "counted", values, limit)
+
+
 PROGRAMS: dict[str, Callable[..., list[dict[str, Any]]]] = {
-    "connection": connection, "rising_entities": rising_entities, "similar_papers": similar_papers,
+    "co_occurring": co_occurring, "connection": connection, "rising_entities": rising_entities,
+    "similar_papers": similar_papers,
 }
 """Query name -> program, for queries whose files are made of parts."""

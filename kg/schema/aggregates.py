@@ -30,10 +30,20 @@ answer without them):
 * every node (RDF store only, as ``name_keys`` and ``name_fragments``): its lower-cased name, title
   and aliases, which resolve a parameter by name with one look-up each, and the fragments of its
   name, which gather the "did you mean" candidates of a misspelt one;
+* entities mentioned in at least ``CO_OCCURRING_MIN_PAPERS`` papers: ``coOccurringDepth``, the number
+  of their first co-occurring entities, overall and per label, that are stored as ``co_occurrences``
+  (as ``kg:CoOccurrence`` rows in the RDF store, as the lists ``coOccurringIds`` and
+  ``coOccurringAbstracts`` on the node in Neo4j), so ``co_occurring`` on a busy entity reads its
+  answer instead of counting every (paper, entity) pair of its papers (about 100,000 for "large
+  language model");
 * MENTIONS edges (written to the RDF store only: Neo4j reads an entity's relationships directly):
   ``paperRank`` — the rank of the paper among the entity's papers by (year desc, paper id), the
   order of ``papers_for_entity``, and ``paperBand``, ``<entity id><US><band of that rank>``: a key the
-  query looks up for each band instead of ordering every paper of a busy entity.
+  query looks up for each band instead of ordering every paper of a busy entity;
+* OUTPERFORMS edges (RDF store only): ``beatsBand`` and ``beatenByBand``, ``<method id><US><band>``
+  of the edge's rank among what its source beats and among what beats its target, by (papers desc,
+  name, id), the order of ``outperforms``: a busy method is the target of thousands of edges of
+  other types, which the query would otherwise read to find its few OUTPERFORMS ones.
 
 The Python reference queries do not read these: the parity tests check them against the edges.
 
@@ -58,15 +68,24 @@ from kg.records import ENTITY_LABELS, METHOD_LABELS, GraphDocument, Node
 
 AGGREGATE_PROPERTIES = (
     "rankBand", "firstYear", "firstYearPapers", "datedPapers", "firstYearBand", "entityCount", "areaPapers", "areaBands",
+    "coOccurringDepth",
 )
 """Node properties this module owns; recomputing replaces them."""
-EDGE_AGGREGATE_PROPERTIES = ("paperRank", "paperBand")
-"""MENTIONS edge properties this module owns."""
+EDGE_AGGREGATE_PROPERTIES = ("paperRank", "paperBand", "beatsBand", "beatenByBand")
+"""Edge properties this module owns."""
 SEPARATOR = "\x1f"
 """Joins the parts of a composite key or list (an area and a count or band, an id and a band, a
 label and a name fragment, paper ids): no name or id contains it."""
 SECTIONS = {"Problem": "Problem", "Method": "Method", "Model": "Method"}
 """The ``area_overview`` section of each label it ranks."""
+CO_OCCURRING_DEPTH = 50
+"""How many of an entity's first co-occurring entities are stored, overall and of each label: the
+stored answer serves any ``limit`` up to this (the default is 25)."""
+CO_OCCURRING_MIN_PAPERS = 10
+"""Entities in fewer papers share them with a few hundred (paper, entity) pairs at most, which the
+query counts fast enough; storing them too would triple the rows."""
+ANY_LABEL = "*"
+"""The label part of the key of a co-occurrence's rank among entities of every label."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +100,20 @@ class Addressing:
     papers: tuple[str, ...]
     method_rank: int
     problem_rank: int
+
+
+@dataclass(frozen=True, slots=True)
+class CoOccurrence:
+    """An entity mentioned in ``abstracts`` of the papers that mention ``entity``, kept because it is
+    among the first ``CO_OCCURRING_DEPTH`` of ``entity`` in the order of ``co_occurring`` (papers desc,
+    name, id): overall (``rank``), among entities of its own label (``label_rank``), or both."""
+
+    entity: str
+    other: str
+    label: str
+    abstracts: int
+    rank: int | None
+    label_rank: int | None
 
 
 def band(rank: int) -> int:
@@ -144,21 +177,29 @@ def with_aggregates(doc: GraphDocument, *, paper_ranks: bool = True) -> GraphDoc
     for n in doc.nodes:
         if n.label == "Paper":
             extra[n.id]["entityCount"] = entity_count.get(n.id, 0)
+    for entity in _busy(doc):
+        extra[entity]["coOccurringDepth"] = CO_OCCURRING_DEPTH
 
     out = []
     for n in doc.nodes:
         props = {k: v for k, v in n.properties.items() if k not in AGGREGATE_PROPERTIES}
         out.append(replace(n, properties=props | extra.get(n.id, {})) if n.id in extra or props != n.properties else n)
-    return replace(doc, nodes=tuple(out), edges=_ranked_mentions(doc, nodes) if paper_ranks else doc.edges)
+    return replace(doc, nodes=tuple(out), edges=_ranked_edges(doc, nodes) if paper_ranks else doc.edges)
 
 
-def _ranked_mentions(doc: GraphDocument, nodes: dict[str, Any]) -> tuple:
-    """The edges, MENTIONS ones with ``paperRank`` and ``paperBand`` (see the module docstring)."""
+def _ranked_edges(doc: GraphDocument, nodes: dict[str, Any]) -> tuple:
+    """The edges, MENTIONS ones with ``paperRank`` and ``paperBand``, OUTPERFORMS ones with
+    ``beatsBand`` and ``beatenByBand`` (see the module docstring)."""
     by_entity: dict[str, list[int]] = defaultdict(list)
+    beats: dict[str, list[int]] = defaultdict(list)
+    beaten_by: dict[str, list[int]] = defaultdict(list)
     for i, e in enumerate(doc.edges):
         if e.type == "MENTIONS":
             by_entity[e.target].append(i)
-    extra: dict[int, dict[str, Any]] = {}
+        elif e.type == "OUTPERFORMS":
+            beats[e.source].append(i)
+            beaten_by[e.target].append(i)
+    extra: dict[int, dict[str, Any]] = defaultdict(dict)
     for entity, members in by_entity.items():
 
         def order(i: int) -> tuple[int, str]:
@@ -167,7 +208,16 @@ def _ranked_mentions(doc: GraphDocument, nodes: dict[str, Any]) -> tuple:
             return (-(year or 0), doc.edges[i].source)
 
         for rank, i in enumerate(sorted(members, key=order), 1):
-            extra[i] = {"paperRank": rank, "paperBand": f"{entity}{SEPARATOR}{band(rank)}"}
+            extra[i] |= {"paperRank": rank, "paperBand": f"{entity}{SEPARATOR}{band(rank)}"}
+    for key, grouped, other in (("beatsBand", beats, "target"), ("beatenByBand", beaten_by, "source")):
+        for method, members in grouped.items():
+
+            def by_papers(i: int) -> tuple[int, str, str]:
+                o = getattr(doc.edges[i], other)
+                return (-doc.edges[i].support, nodes[o].name, o)
+
+            for rank, i in enumerate(sorted(members, key=by_papers), 1):
+                extra[i][key] = f"{method}{SEPARATOR}{band(rank)}"
     out = []
     for i, e in enumerate(doc.edges):
         props = {k: v for k, v in e.properties.items() if k not in EDGE_AGGREGATE_PROPERTIES}
@@ -220,6 +270,60 @@ def addressings(doc: GraphDocument) -> list[Addressing]:
     return sorted(out, key=lambda a: (a.problem, a.method_rank))
 
 
+def _busy(doc: GraphDocument) -> dict[str, list[str]]:
+    """Entities mentioned in at least ``CO_OCCURRING_MIN_PAPERS`` papers, each with those papers."""
+    labels = {n.id: n.label for n in doc.nodes}
+    papers: dict[str, list[str]] = defaultdict(list)
+    for e in doc.edges:
+        if e.type == "MENTIONS" and labels.get(e.target) in ENTITY_LABELS:
+            papers[e.target].append(e.source)
+    return {entity: ps for entity, ps in sorted(papers.items()) if len(set(ps)) >= CO_OCCURRING_MIN_PAPERS}
+
+
+def co_occurrences(doc: GraphDocument) -> list[CoOccurrence]:
+    """The stored part of ``co_occurring`` for every busy entity (see ``CoOccurrence``), by entity, then
+    in the query's order: for every label and for all labels together, the first ``CO_OCCURRING_DEPTH``
+    entities mentioned in the same papers, so the first ``limit <= CO_OCCURRING_DEPTH`` rows of any
+    ``co_occurring(entity, type)`` are among them.
+
+    Example:
+        >>> from kg.records import Edge, Evidence, GraphDocument, Node
+        >>> ev = lambda p: (Evidence(p, 0, 1, 0, 1, "r", 1.0),)
+        >>> papers = [f"paper:{i}" for i in range(CO_OCCURRING_MIN_PAPERS)]
+        >>> doc = GraphDocument(
+        ...     (Node("method:a", "Method", "A"), Node("problem:x", "Problem", "X"), Node("dataset:d", "Dataset", "D"),
+        ...      *(Node(p, "Paper", p) for p in papers)),
+        ...     (*(Edge(p, "method:a", "MENTIONS", ev(p)) for p in papers), Edge("paper:1", "problem:x", "MENTIONS", ev("paper:1")),
+        ...      *(Edge(p, "dataset:d", "MENTIONS", ev(p)) for p in papers[:3])),
+        ... )
+        >>> [(c.other, c.abstracts, c.rank, c.label_rank) for c in co_occurrences(doc)]
+        [('dataset:d', 3, 1, 1), ('problem:x', 1, 2, 1)]
+    """
+    nodes = {n.id: n for n in doc.nodes}
+    mentioned: dict[str, set[str]] = defaultdict(set)
+    for e in doc.edges:
+        if e.type == "MENTIONS":
+            mentioned[e.source].add(e.target)
+    out = []
+    for entity, papers in _busy(doc).items():
+        counts: dict[str, int] = defaultdict(int)
+        for paper in set(papers):
+            for other in mentioned[paper]:
+                if other != entity:
+                    counts[other] += 1
+        ordered = sorted(counts, key=lambda o: (-counts[o], nodes[o].name, o))
+        label_rank: dict[str, int] = {}
+        seen: dict[str, int] = defaultdict(int)
+        for o in ordered:
+            seen[nodes[o].label] += 1
+            if seen[nodes[o].label] <= CO_OCCURRING_DEPTH:
+                label_rank[o] = seen[nodes[o].label]
+        for rank, o in enumerate(ordered, 1):
+            if rank <= CO_OCCURRING_DEPTH or o in label_rank:
+                out.append(CoOccurrence(entity, o, nodes[o].label, counts[o], rank if rank <= CO_OCCURRING_DEPTH else None, label_rank.get(o)))
+    return out
+
+
 def name_keys(node: Node) -> set[str]:
     """The lower-cased spellings a parameter can name ``node`` by: its name, title and aliases."""
     return {text.lower() for text in (node.name, node.properties.get("title"), *node.aliases) if text}
@@ -236,6 +340,25 @@ def name_fragments(text: str) -> frozenset[str]:
         >>> sorted(name_fragments("Equilibrium propogation")), sorted(name_fragments("FIDD")), sorted(name_fragments("KD"))
         (['equi', 'prop', 'rium', 'tion'], ['fid', 'fidd'], ['kd'])
     """
+    return frozenset().union(*word_fragments(text))
+
+
+def word_fragments(text: str) -> list[frozenset[str]]:
+    """The ``name_fragments`` of each distinct word, in order: a misspelt name of several words
+    shares fragments of at least two of them with the right name, which a fragment as common as
+    "tion" alone cannot narrow down.
+
+    Example:
+        >>> [sorted(f) for f in word_fragments("image clasification")]
+        [['imag', 'mage'], ['clas', 'tion']]
+    """
     words = re.findall(r"\w+", text.lower()) or [text.lower().strip()]
     words = [w for w in words if len(w) > 2] or words
-    return frozenset(piece for w in words for piece in ((w[:4], w[-4:]) if len(w) > 4 else (w, w[:3])) if piece)
+    groups = (frozenset(p for p in ((w[:4], w[-4:]) if len(w) > 4 else (w, w[:3])) if p) for w in dict.fromkeys(words))
+    return [g for g in groups if g]
+
+
+def groups_met(groups: list[frozenset[str]], name: str) -> int:
+    """How many of ``groups`` (``word_fragments`` of a misspelt name) share a fragment with ``name``."""
+    mine = name_fragments(name)
+    return sum(not g.isdisjoint(mine) for g in groups)

@@ -28,7 +28,8 @@ sent again as MERGE, so a retry can never duplicate. Two loads into one database
 time are not supported; the next load removes any duplicate relationships they leave.
 
 Nodes carry the build-time aggregates of :mod:`kg.schema.aggregates` (rank bands, first year,
-paper counts), as in the RDF store, so whole-type canned queries seek a few nodes by index.
+paper counts), as in the RDF store, so whole-type canned queries seek a few nodes by index, and a
+busy entity its first co-occurring entities as two lists (``coOccurringIds``, ``coOccurringAbstracts``).
 
 The ``neo4j`` driver is imported here, and this module is imported only on use, so
 ``import kg`` stays light.
@@ -51,7 +52,7 @@ from neo4j import exceptions as nex
 from kg.errors import SinkError
 from kg.records import ENTITY_LABELS, GraphDocument
 from kg.schema import EDGE_TYPES, NODE_LABELS, check_edge_type, check_label, edge_properties, node_properties
-from kg.schema.aggregates import with_aggregates
+from kg.schema.aggregates import CoOccurrence, co_occurrences, with_aggregates
 from kg.stores import WriteReport, graph_counts
 
 log = logging.getLogger(__name__)
@@ -210,10 +211,16 @@ DELETE_RELATIONSHIPS = "UNWIND $rows AS eid MATCH ()-[r]->() WHERE elementId(r) 
 def node_rows(graph: GraphDocument) -> dict[str, list[dict[str, Any]]]:
     """Rows per label, in the graph's (sorted) order, with the aggregates of :mod:`kg.schema.aggregates`."""
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    co_occurring: dict[str, list[CoOccurrence]] = defaultdict(list)
+    for c in co_occurrences(graph):
+        co_occurring[c.entity].append(c)
     for node in with_aggregates(graph, paper_ranks=False).nodes:
         props = node_properties(node)
         if props.get("areaBands"):
             props[AREA_KEYS] = area_keys(props["areaBands"])
+        if node.id in co_occurring:
+            props["coOccurringIds"] = [c.other for c in co_occurring[node.id]]
+            props["coOccurringAbstracts"] = [c.abstracts for c in co_occurring[node.id]]
         rows[check_label(node.label)].append({"id": node.id, "props": props})
     return dict(rows)
 

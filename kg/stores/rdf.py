@@ -18,7 +18,9 @@ from kg.errors import KGError
 from kg.records import GraphDocument
 from kg.schema import edge_properties, node_properties
 from kg.schema import vocab as v
-from kg.schema.aggregates import SEPARATOR, addressings, band, name_fragments, name_keys, with_aggregates
+from kg.schema.aggregates import (
+    ANY_LABEL, SEPARATOR, addressings, band, co_occurrences, name_fragments, name_keys, with_aggregates,
+)
 
 _TYPE = ox.NamedNode(v.RDF + "type")
 _EDGE = ox.NamedNode(v.KG + "Edge")
@@ -86,13 +88,13 @@ def _statements(graph: GraphDocument, make: Callable) -> Iterator:
 
 
 def _with_aggregates(graph: GraphDocument, make: Callable) -> Iterator:
-    """The statements of the graph with its aggregates, then the look-up keys of names and the ranked
-    ``kg:Addressing`` resources that ``methods_for_problem`` and ``problems_for_method`` read
-    (``kg.schema.aggregates``)."""
+    """The statements of the graph with its aggregates, then the look-up keys of names, the ranked
+    ``kg:Addressing`` resources that ``methods_for_problem`` and ``problems_for_method`` read and the
+    ``kg:CoOccurrence`` ones that ``co_occurring`` reads (``kg.schema.aggregates``)."""
     yield from _statements(with_aggregates(graph), make)
     kg_ = {name: _predicate(v.KG + name) for name in (
         "nameKey", "nameFragment", "problem", "method", "support", "paperIds", "methodRank", "methodBand", "problemRank",
-        "problemBand")}
+        "problemBand", "entity", "other", "coOccurrenceBand")}
     for node in graph.nodes:
         s = ox.NamedNode(v.node_iri(node.id))
         for key in sorted(name_keys(node)):
@@ -111,6 +113,16 @@ def _with_aggregates(graph: GraphDocument, make: Callable) -> Iterator:
         yield make(s, kg_["methodBand"], ox.Literal(f"{a.problem}{SEPARATOR}{band(a.method_rank)}"))
         yield make(s, kg_["problemRank"], ox.Literal(a.problem_rank))
         yield make(s, kg_["problemBand"], ox.Literal(f"{a.method}{SEPARATOR}{band(a.problem_rank)}"))
+    co_occurrence = _predicate(v.KG + "CoOccurrence")
+    for c in co_occurrences(graph):
+        s = ox.NamedNode(v.ID + "cooccurrence/" + hashlib.sha1(f"{c.entity}|{c.other}".encode()).hexdigest())
+        yield make(s, _TYPE, co_occurrence)
+        yield make(s, kg_["entity"], ox.NamedNode(v.node_iri(c.entity)))
+        yield make(s, kg_["other"], ox.NamedNode(v.node_iri(c.other)))
+        yield make(s, kg_["support"], ox.Literal(c.abstracts))
+        for label, rank in ((ANY_LABEL, c.rank), (c.label, c.label_rank)):
+            if rank is not None:
+                yield make(s, kg_["coOccurrenceBand"], ox.Literal(f"{c.entity}{SEPARATOR}{label}{SEPARATOR}{band(rank)}"))
 
 
 def _property(make: Callable, iri: Callable, s: ox.NamedNode, name: str, value: Any) -> Iterator:

@@ -131,3 +131,41 @@ def test_similar_papers_every_paper_both_paths(iclr_built) -> None:
     finally:
         steps.PROGRAMS["similar_papers"] = original
     assert 0 < shortcuts < 3 * len(papers)  # both paths were taken
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["embedded", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+def test_co_occurring_stored_and_counted(iclr_built, backend: str, request) -> None:
+    """A busy entity answers co_occurring from its stored rows when the limit is within their depth,
+    and by counting beyond it or for an entity in few papers: every path equals the reference, for
+    every type and at the edges of the depth."""
+    from kg.queries import steps
+    from kg.records import ENTITY_LABELS
+    from kg.schema.aggregates import CO_OCCURRING_DEPTH, CO_OCCURRING_MIN_PAPERS
+
+    entities = sorted((n for n in iclr_built.document.nodes if n.label in ENTITY_LABELS), key=lambda n: n.id)
+    busy = [n.id for n in entities if n.support >= CO_OCCURRING_MIN_PAPERS]
+    quiet = [n.id for n in entities if 2 <= n.support < CO_OCCURRING_MIN_PAPERS]
+    assert len(busy) >= 30 and len(quiet) >= 10
+    connection = {"store": iclr_built.store}
+    if backend == "neo4j":
+        from conftest import load_into_neo4j
+
+        driver = load_into_neo4j(request.getfixturevalue("neo4j_driver"), iclr_built)
+        connection = {"driver": driver}
+        depth = driver.execute_query("MATCH (n {id: $id}) RETURN n.coOccurringDepth AS d", id=busy[0]).records[0]["d"]
+        assert depth == CO_OCCURRING_DEPTH
+    used: list[str] = []
+    original = steps.PROGRAMS["co_occurring"]
+    steps.PROGRAMS["co_occurring"] = lambda part, **kw: original(lambda name, *a, **k: used.append(name) or part(name, *a, **k), **kw)
+    try:
+        for entity in busy[:30] + quiet[:10]:
+            for type in (None, "Method", "Dataset", "Metric"):
+                for limit in (1, 7, 25, CO_OCCURRING_DEPTH, CO_OCCURRING_DEPTH + 1):
+                    params = {"entity": entity, "type": type, "limit": limit}
+                    expected = queries.run("co_occurring", params, "python", graph=iclr_built.graph)
+                    assert queries.run("co_occurring", params, backend, **connection) == expected, params
+    finally:
+        steps.PROGRAMS["co_occurring"] = original
+    if backend == "embedded":
+        assert used.count("stored") == 30 * 4 * 4 and used.count("counted") == 30 * 4 + 10 * 4 * 5
