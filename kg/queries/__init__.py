@@ -12,6 +12,7 @@ Example:
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -22,7 +23,7 @@ from kg.queries.backends import LIST_SEPARATOR, Backend, Candidate, CypherBacken
 from kg.queries.spec import Column, Header, Param, parse_header
 from kg.records import ENTITY_LABELS
 from kg.schema import node_id
-from kg.schema.aggregates import name_fragments
+from kg.schema.aggregates import groups_met, word_fragments
 
 BACKENDS = ("embedded", "neo4j", "python")
 LIMIT_PARAMS = ("limit", "k")
@@ -177,6 +178,8 @@ def bind(query: Query, given: dict[str, Any]) -> dict[str, Any]:
                 values[param.name] = param.coerce(given[param.name])
             except ValueError:
                 raise QueryNotFound(f"parameter {param.name!r} of {query.name!r} must be {param.type}, not {given[param.name]!r}") from None
+            if param.name in (*LIMIT_PARAMS, "top") and values[param.name] < 0:
+                raise QueryNotFound(f"parameter {param.name!r} of {query.name!r} counts rows: it cannot be {values[param.name]}")
         elif param.required:
             raise QueryNotFound(f"query {query.name!r} needs parameter {param.name!r}; it takes: {_signature(query)}")
         else:
@@ -244,16 +247,27 @@ def resolve(backend: Backend, param: Param, value: str) -> str:
     found = backend.named(spellings, labels)
     if found:
         return min(found, key=lambda c: _name_rank(c, spellings)).id
-    fragments = name_fragments(value)
-    # backends may fetch more (a substring test); every backend then keeps the same pool
-    pool = sorted({name for name in backend.names(labels, sorted(fragments)) if not fragments.isdisjoint(name_fragments(name))})
-    lowered: dict[str, str] = {}
-    for name in pool:
-        lowered.setdefault(name.lower(), name)
-    close = [lowered[n] for n in difflib.get_close_matches(value.lower(), list(lowered), n=5, cutoff=0.6)]
+    close = suggestions(backend, labels, value)
     what = " or ".join(labels) if len(labels) < len(ENTITY_LABELS) else "entity"
     hint = f"; did you mean: {', '.join(close)}?" if close else "; try `kg query top_entities -p type ...` to see names"
     raise UnknownEntity(f"no {what} named {value!r}{hint}")
+
+
+def suggestions(backend: Backend, labels: Sequence[str], value: str) -> list[str]:
+    """The names closest to a misspelt ``value`` (difflib), from the names that share fragments of two
+    of its words (``kg.schema.aggregates.word_fragments``), else of one: a word ending in "tion"
+    alone would bring tens of thousands of names to compare.  Backends may fetch more (a substring
+    test); every backend then keeps the same pool, so suggestions agree."""
+    groups = word_fragments(value)
+    for at_least in sorted({min(2, len(groups)), 1}, reverse=True) if groups else ():
+        pool = sorted({n for n in backend.names(labels, groups, at_least) if groups_met(groups, n) >= at_least})
+        lowered: dict[str, str] = {}
+        for name in pool:
+            lowered.setdefault(name.lower(), name)
+        close = [lowered[n] for n in difflib.get_close_matches(value.lower(), list(lowered), n=5, cutoff=0.6)]
+        if close:
+            return close
+    return []
 
 
 def _name_rank(c: Candidate, spellings: list[str]) -> tuple:
@@ -284,4 +298,4 @@ def _normalise(row: dict[str, Any], columns: tuple[Column, ...], added: tuple[st
     return out
 
 
-__all__ = ["BACKENDS", "Query", "bind", "get", "list_queries", "resolve", "run", "variants"]
+__all__ = ["BACKENDS", "Query", "bind", "get", "list_queries", "resolve", "run", "suggestions", "variants"]

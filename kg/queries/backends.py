@@ -48,9 +48,10 @@ class Backend(Protocol):
 
     def named(self, keys: Sequence[str], labels: Sequence[str]) -> list[Candidate]: ...
 
-    def names(self, labels: Sequence[str], fragments: Sequence[str]) -> list[str]:
-        """Names of nodes with these labels, at least every one whose ``name_fragments`` include one of
-        ``fragments`` (a backend may return more, e.g. by a substring test; the caller filters)."""
+    def names(self, labels: Sequence[str], groups: Sequence[frozenset[str]], at_least: int) -> list[str]:
+        """Names of nodes with these labels, at least every one whose ``name_fragments`` meet ``at_least``
+        of the fragment ``groups`` (a backend may return more, e.g. by a substring test; the caller
+        filters)."""
         ...
 
 
@@ -101,10 +102,10 @@ class PythonBackend:
         found = {n for k in keys for n in index.get(k, ())}
         return [self._candidate(n) for n in sorted(found) if self.graph.nodes[n]["label"] in labels]
 
-    def names(self, labels: Sequence[str], fragments: Sequence[str]) -> list[str]:
+    def names(self, labels: Sequence[str], groups: Sequence[frozenset[str]], at_least: int) -> list[str]:
         return [
             d["name"] for _, d in self.graph.nodes(data=True)
-            if d["label"] in labels and any(f in d["name"].lower() for f in fragments)
+            if d["label"] in labels and sum(any(f in d["name"].lower() for f in g) for g in groups) >= at_least
         ]
 
 
@@ -171,27 +172,35 @@ class SparqlBackend:
 
     def named(self, keys: Sequence[str], labels: Sequence[str]) -> list[Candidate]:
         # kg:nameKey holds every lower-cased name, title and alias
-        rows = self._look_up("kg:nameKey", list(dict.fromkeys(keys)), _node_pattern("?n"), "?cls ?name ?support")
+        rows = self._look_up("kg:nameKey", [(k,) for k in dict.fromkeys(keys)], _node_pattern("?n"), "?cls ?name ?support")
         found = (_candidate(v.node_id(row["n"]), row, labels) for row in rows)
         return sorted((c for c in found if c is not None), key=lambda c: c.id)
 
-    def names(self, labels: Sequence[str], fragments: Sequence[str]) -> list[str]:
-        # kg:nameFragment indexes "<label><US><fragment>" for the pieces name_fragments gives
-        keys = [f"{label}{SEPARATOR}{f}" for label in labels for f in fragments]
-        return [row["name"] for row in self._look_up("kg:nameFragment", keys, "?n skos:prefLabel ?name", "?name")]
+    def names(self, labels: Sequence[str], groups: Sequence[frozenset[str]], at_least: int) -> list[str]:
+        # kg:nameFragment indexes "<label><US><fragment>" for the pieces name_fragments gives; a node
+        # meets two groups when it has a fragment of each: a branch per pair, joined in the store
+        picks = [
+            tuple(f"{label}{SEPARATOR}{f}" for f in chosen)
+            for label in labels
+            for chosen_groups in itertools.combinations([sorted(g) for g in groups], at_least)
+            for chosen in itertools.product(*chosen_groups)
+        ]
+        return [row["name"] for row in self._look_up("kg:nameFragment", picks, "?n skos:prefLabel ?name", "?name")]
 
-    def _look_up(self, predicate: str, keys: Sequence[str], pattern: str, columns: str) -> list[dict[str, Any]]:
-        """Rows of the nodes ``?n`` whose ``predicate`` is one of ``keys``: a UNION branch per key, each
-        starting from its bound literal, then ``pattern`` in a LATERAL (after a UNION, the planner
-        would start from it)."""
+    def _look_up(self, predicate: str, keys: Sequence[Sequence[str]], pattern: str, columns: str) -> list[dict[str, Any]]:
+        """Rows of the nodes ``?n`` whose ``predicate`` has every value of one of ``keys``: a UNION
+        branch per tuple, each starting from its bound literals, then ``pattern`` in a LATERAL (after a
+        UNION, the planner would start from it)."""
         import pyoxigraph as ox
 
-        if not keys:
+        subs = {f"k{i}_{j}": ox.Literal(k) for i, tup in enumerate(keys) for j, k in enumerate(tup)}
+        if not subs:
             return []
-        branches = " UNION ".join(f"{{ ?n {predicate} ?k{i} }}" for i in range(len(keys)))
-        text = (f"SELECT DISTINCT {' '.join(f'?k{i}' for i in range(len(keys)))} ?n {columns} "
-                f"WHERE {{ {branches} LATERAL {{ {pattern} }} }}")
-        return self._select(text, {f"k{i}": ox.Literal(k) for i, k in enumerate(keys)})
+        branches = " UNION ".join(
+            "{ " + " . ".join(f"?n {predicate} ?k{i}_{j}" for j in range(len(tup))) + " }" for i, tup in enumerate(keys)
+        )
+        text = f"SELECT DISTINCT {' '.join(f'?{k}' for k in subs)} ?n {columns} WHERE {{ {branches} LATERAL {{ {pattern} }} }}"
+        return self._select(text, subs)
 
 
 def _node_pattern(node: str) -> str:
@@ -262,6 +271,9 @@ class CypherBackend:
         )
         return [Candidate(r["id"], r["label"], r["name"] or "", r["support"] or 0) for r in self._read(text, {"keys": list(keys)})]
 
-    def names(self, labels: Sequence[str], fragments: Sequence[str]) -> list[str]:
-        text = f"MATCH (n:{self._labels(labels)}) WHERE any(f IN $fragments WHERE toLower(n.name) CONTAINS f) RETURN n.name AS name"
-        return [r["name"] for r in self._read(text, {"fragments": list(fragments)})]
+    def names(self, labels: Sequence[str], groups: Sequence[frozenset[str]], at_least: int) -> list[str]:
+        text = (
+            f"MATCH (n:{self._labels(labels)}) WITH n, toLower(n.name) AS name "
+            "WHERE size([g IN $groups WHERE any(f IN g WHERE name CONTAINS f)]) >= $at_least RETURN n.name AS name"
+        )
+        return [r["name"] for r in self._read(text, {"groups": [sorted(g) for g in groups], "at_least": at_least})]

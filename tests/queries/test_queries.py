@@ -9,7 +9,7 @@ import pytest
 
 from kg import queries
 from kg.errors import QueryNotFound, UnknownEntity
-from kg.queries import post, python
+from kg.queries import post, python, steps
 from kg.queries.spec import parse_header
 
 NAMES = [q.name for q in queries.list_queries()]
@@ -36,11 +36,16 @@ def test_queries_header_matches_parameters(name: str) -> None:
     assert query.summary and query.returns
     # Cypher binds every declared parameter, and nothing else
     assert set(re.findall(r"\$(\w+)", _code(query.cypher, "//"))) == declared
-    # SPARQL projects (so that Oxigraph substitutes) every parameter but the row caps the runner applies
-    sparql = _code(query.sparql, "#")
-    projection = sparql[sparql.index("SELECT") : sparql.index("WHERE")]
+    # SPARQL uses every parameter but the row caps the runner applies, and each statement (or part,
+    # kg.queries.steps) projects the parameters it uses, so that Oxigraph substitutes them
+    statements = [_code(text, "#") for text in (steps.parts(query.sparql) or {"": query.sparql}).values()]
     for param in declared - set(queries.LIMIT_PARAMS) - {"top"}:
-        assert f"?{param}" in projection, f"{name}.rq must project ?{param}"
+        assert any(re.search(rf"\?{param}\b", s) for s in statements), f"{name}.rq never uses ?{param}"
+    for sparql in statements:
+        projection = sparql[sparql.index("SELECT") : sparql.index("WHERE")]
+        for param in declared:
+            if re.search(rf"\?{param}\b", sparql):
+                assert re.search(rf"\?{param}\b", projection), f"{name}.rq must project ?{param} where it uses it"
     # the Python function takes exactly the declared parameters
     signature = inspect.signature(getattr(python, name))
     assert list(signature.parameters)[1:] == [p.name for p in query.params]
@@ -133,19 +138,40 @@ def test_queries_resolve_prefers_the_spelling_then_the_busier_label(tmp_path) ->
         assert queries.resolve(backend, param, "transformers") == "method:transformers"  # as given first
 
 
-@pytest.mark.parametrize("typo", ["image generatoin", "stochastic gradiant descent", "FIDD", "difusion transformers", "Imagenet-1k"])
-def test_queries_suggestions_are_the_same_on_every_backend(fixture_built, typo: str) -> None:
+TYPOS = ["image generatoin", "stochastic gradiant descent", "FIDD", "difusion transformers", "Imagenet-1k", "online learnin"]
+
+
+@pytest.mark.parametrize("backend", ["embedded", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+def test_queries_suggestions_are_the_same_on_every_backend(fixture_built, backend: str, request) -> None:
     """The embedded store gathers candidates from its kg:nameFragment index, the others by a substring
-    scan: the shared fragment rule makes the pools, and so the suggestions, equal."""
-    from kg.queries.backends import PythonBackend, SparqlBackend
+    scan: the shared fragment rule makes the pools, and so the suggestions, equal.  Names of several
+    words are first looked for among names sharing fragments of two of them."""
+    from kg.queries.backends import CypherBackend, PythonBackend, SparqlBackend
     from kg.queries.spec import Param
 
-    messages = set()
-    for backend in (PythonBackend(fixture_built.graph), SparqlBackend(fixture_built.store)):
-        with pytest.raises(UnknownEntity) as err:
-            queries.resolve(backend, Param("entity", "entity"), typo)
-        messages.add(str(err.value))
-    assert len(messages) == 1 and "did you mean" in messages.pop()
+    if backend == "neo4j":
+        from conftest import load_into_neo4j
+
+        other = CypherBackend(load_into_neo4j(request.getfixturevalue("neo4j_driver"), fixture_built))
+    else:
+        other = SparqlBackend(fixture_built.store)
+    for typo in TYPOS:
+        messages = set()
+        for b in (PythonBackend(fixture_built.graph), other):
+            with pytest.raises(UnknownEntity) as err:
+                queries.resolve(b, Param("entity", "entity"), typo)
+            messages.add(str(err.value))
+        assert len(messages) == 1 and "did you mean" in messages.pop(), typo
+
+
+def test_queries_suggestions_fall_back_to_one_word(fixture_built) -> None:
+    """'ratoi' shares no fragment with 'ratio' ('rato', 'atoi' against 'rati', 'atio'): no name meets
+    both words of 'competitve ratoi', and the names sharing a fragment of one word still give it."""
+    from kg.queries.backends import PythonBackend
+
+    backend = PythonBackend(fixture_built.graph)
+    assert queries.suggestions(backend, ["Metric"], "competitve ratio")[:1] == ["competitive ratio"]
+    assert queries.suggestions(backend, ["Metric"], "competitve ratoi") == ["competitive ratio"]
 
 
 @pytest.mark.neo4j
@@ -167,6 +193,9 @@ def test_queries_errors_name_the_way_out(fixture_built) -> None:
         queries.run("top_entities", {"type": "Method", "colour": "red"}, "python", graph=g)
     with pytest.raises(QueryNotFound, match="must be int"):
         queries.run("top_entities", {"type": "Method", "limit": "many"}, "python", graph=g)
+    for backend in ("python", "embedded"):  # a negative cap once crashed one backend and cut rows on another
+        with pytest.raises(QueryNotFound, match="'limit' of 'co_occurring' counts rows: it cannot be -1"):
+            queries.run("co_occurring", {"entity": "method:a", "limit": -1}, backend, graph=g, store=fixture_built.store)
     with pytest.raises(QueryNotFound, match="unknown entity type 'Gadget'"):
         queries.run("top_entities", {"type": "Gadget"}, "python", graph=g)
     with pytest.raises(QueryNotFound, match="needs store"):
