@@ -68,22 +68,27 @@ def _math_mask(text: str) -> list[bool]:
 
 
 _LEADING_MARKUP = re.compile(r"(?:\\*(?:emph|textbf|textit|texttt|textsc|underline|text)\{|[*`{_]|'')+")
-_TRAILING_MARKUP = re.compile(r"(?:[*`}_]|'')+$")
+_TRAILING_MARKUP = re.compile(r"(?:[*`}_~]|'')+$")  # "~": LaTeX's tie before \cite
+_REFERENCE = re.compile(r"~?\\(?:cite[a-z]*|ref|eqref|autoref|footnote|url)\b")
+"""A citation or reference: no name goes on past one ("Distributed Data Parallel~\\cite{x} trainer")."""
 
 
 def trim_markup(text: str, start: int, end: int) -> tuple[int, int]:
     r"""``start, end`` moved inward past Markdown and LaTeX markup at the span's edges
-    ("\\textit{Embodied Reasoner" -> "Embodied Reasoner", "Groups*" -> "Groups"), so names carry no
-    markup while offsets still index the abstract as given.
+    ("\\textit{Embodied Reasoner" -> "Embodied Reasoner", "Groups*" -> "Groups") and cut before a
+    citation, so names carry no markup while offsets still index the abstract as given.
 
     Example:
-        >>> t = "We propose \\textit{Embodied Reasoner}, and **HIP**."
-        >>> [t[s:e] for s, e in (trim_markup(t, 11, 37), trim_markup(t, 43, 50))]
-        ['Embodied Reasoner', 'HIP']
+        >>> t = "We propose \\textit{Embodied Reasoner}, and **HIP**, a Large Language Model~\\cite{x} agent."
+        >>> [t[s:e] for s, e in (trim_markup(t, 11, 37), trim_markup(t, 43, 50), trim_markup(t, 54, 90))]
+        ['Embodied Reasoner', 'HIP', 'Large Language Model']
     """
     lead = _LEADING_MARKUP.match(text, start, end)
     if lead:
         start = lead.end()
+    reference = _REFERENCE.search(text, start, end)
+    if reference:
+        end = reference.start()
     trail = _TRAILING_MARKUP.search(text[start:end])
     if trail:
         end = start + trail.start()

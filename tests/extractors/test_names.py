@@ -38,8 +38,9 @@ def test_quotes_and_possessives_do_not_split_a_name():
 
 def test_latex_macros_are_not_names_and_markup_is_trimmed():
     found = _mentions(r"We propose \method, a framework for graph learning. \method beats *GraphGPS*. "
-                      r"We introduce \textit{Embodied Reasoning Agent} for robot planning.")
-    assert not any("\\" in name or "*" in name or "{" in name for name in found)
+                      r"We introduce \textit{Embodied Reasoning Agent} for robot planning, "
+                      r"unlike the Distributed Data Parallel~\cite{li2020} trainer.")
+    assert not any("\\" in name or "*" in name or "{" in name or "~" in name for name in found)
     assert {"GraphGPS", "Embodied Reasoning Agent", "graph learning"} <= set(found)
 
 
