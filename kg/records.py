@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 ENTITY_LABELS: tuple[str, ...] = ("Method", "Model", "Problem", "Dataset", "Metric", "Concept")
+"""Entity node types of the graph (Paper and Bound are the other two node types)."""
 METHOD_LABELS: tuple[str, ...] = ("Method", "Model")
 """The labels a "method" parameter or answer may have: methods and models."""
-"""Entity node types of the graph (Paper and Bound are the other two node types)."""
 
 
 @dataclass(frozen=True, slots=True)
