@@ -32,4 +32,8 @@ class QueryNotFound(KGError):
 
 
 class UnknownEntity(KGError):
-    """A query parameter names no node; the message lists the closest names."""
+    """A query parameter names no node; the message lists the closest names, also kept in ``suggestions``."""
+
+    def __init__(self, message: str, suggestions: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.suggestions = suggestions

@@ -250,7 +250,7 @@ def resolve(backend: Backend, param: Param, value: str) -> str:
     close = suggestions(backend, labels, value)
     what = " or ".join(labels) if len(labels) < len(ENTITY_LABELS) else "entity"
     hint = f"; did you mean: {', '.join(close)}?" if close else "; try `kg query top_entities -p type ...` to see names"
-    raise UnknownEntity(f"no {what} named {value!r}{hint}")
+    raise UnknownEntity(f"no {what} named {value!r}{hint}", tuple(close))
 
 
 def suggestions(backend: Backend, labels: Sequence[str], value: str) -> list[str]:

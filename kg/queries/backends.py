@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from kg.queries.spec import Param
 from kg.schema import check_label
 from kg.schema import vocab as v
-from kg.schema.aggregates import SEPARATOR
+from kg.schema.aggregates import SEPARATOR, fragment_pieces
 
 LIST_SEPARATOR = "\x1f"
 """What SPARQL ``GROUP_CONCAT`` joins list columns with: a control character no name contains."""
@@ -105,7 +105,7 @@ class PythonBackend:
     def names(self, labels: Sequence[str], groups: Sequence[frozenset[str]], at_least: int) -> list[str]:
         return [
             d["name"] for _, d in self.graph.nodes(data=True)
-            if d["label"] in labels and sum(any(f in d["name"].lower() for f in g) for g in groups) >= at_least
+            if d["label"] in labels and sum(any(_contains(d["name"].lower(), f) for f in g) for g in groups) >= at_least
         ]
 
 
@@ -203,6 +203,11 @@ class SparqlBackend:
         return self._select(text, subs)
 
 
+def _contains(name: str, fragment: str) -> bool:
+    """Whether lower-cased ``name`` contains every piece of ``fragment`` (a superset of having it)."""
+    return all(piece in name for piece in fragment_pieces(fragment))
+
+
 def _node_pattern(node: str) -> str:
     """The class, name and support of ``node`` (a variable), each a one-triple pattern."""
     return f"{node} a ?cls . OPTIONAL {{ {node} skos:prefLabel ?name }} OPTIONAL {{ {node} kg:support ?support }}"
@@ -274,6 +279,8 @@ class CypherBackend:
     def names(self, labels: Sequence[str], groups: Sequence[frozenset[str]], at_least: int) -> list[str]:
         text = (
             f"MATCH (n:{self._labels(labels)}) WITH n, toLower(n.name) AS name "
-            "WHERE size([g IN $groups WHERE any(f IN g WHERE name CONTAINS f)]) >= $at_least RETURN n.name AS name"
+            "WHERE size([g IN $groups WHERE any(f IN g WHERE all(piece IN f WHERE name CONTAINS piece))]) >= $at_least "
+            "RETURN n.name AS name"
         )
-        return [r["name"] for r in self._read(text, {"groups": [sorted(g) for g in groups], "at_least": at_least})]
+        pieces = [[fragment_pieces(f) for f in sorted(g)] for g in groups]
+        return [r["name"] for r in self._read(text, {"groups": pieces, "at_least": at_least})]

@@ -84,6 +84,8 @@ stored answer serves any ``limit`` up to this (the default is 25)."""
 CO_OCCURRING_MIN_PAPERS = 10
 """Entities in fewer papers share them with a few hundred (paper, entity) pairs at most, which the
 query counts fast enough; storing them too would triple the rows."""
+GAP = "…"
+"""Joins the first and last two letters of a word into one name fragment; no word contains it."""
 ANY_LABEL = "*"
 """The label part of the key of a co-occurrence's rank among entities of every label."""
 
@@ -331,14 +333,15 @@ def name_keys(node: Node) -> set[str]:
 
 def name_fragments(text: str) -> frozenset[str]:
     """Keys of a "did you mean": each word's first and last four letters ("propogation" -> "prop",
-    "tion"), a shorter word whole and its first three letters ("FIDD" -> "fidd", "fid"); words of one
-    or two letters only when there are no others ("of" would match half the graph).  A misspelt
-    name almost surely shares one with the right name, so a suggestion compares a few hundred
-    names, not every name in the graph.
+    "tion") and its first and last two around ``GAP`` ("pr…on": an edit in the middle, such as
+    "accruacy", changes both four-letter ends of a word of eight), a shorter word whole and its first
+    three letters ("FIDD" -> "fidd", "fid"); words of one or two letters only when there are no
+    others ("of" would match half the graph).  A misspelt name almost surely shares one with the
+    right name, so a suggestion compares a few hundred names, not every name in the graph.
 
     Example:
         >>> sorted(name_fragments("Equilibrium propogation")), sorted(name_fragments("FIDD")), sorted(name_fragments("KD"))
-        (['equi', 'prop', 'rium', 'tion'], ['fid', 'fidd'], ['kd'])
+        (['equi', 'eq…um', 'prop', 'pr…on', 'rium', 'tion'], ['fid', 'fidd'], ['kd'])
     """
     return frozenset().union(*word_fragments(text))
 
@@ -350,12 +353,21 @@ def word_fragments(text: str) -> list[frozenset[str]]:
 
     Example:
         >>> [sorted(f) for f in word_fragments("image clasification")]
-        [['imag', 'mage'], ['clas', 'tion']]
+        [['imag', 'im…ge', 'mage'], ['clas', 'cl…on', 'tion']]
     """
     words = re.findall(r"\w+", text.lower()) or [text.lower().strip()]
     words = [w for w in words if len(w) > 2] or words
-    groups = (frozenset(p for p in ((w[:4], w[-4:]) if len(w) > 4 else (w, w[:3])) if p) for w in dict.fromkeys(words))
+    groups = (
+        frozenset(p for p in ((w[:4], w[-4:], f"{w[:2]}{GAP}{w[-2:]}") if len(w) > 4 else (w, w[:3])) if p)
+        for w in dict.fromkeys(words)
+    )
     return [g for g in groups if g]
+
+
+def fragment_pieces(fragment: str) -> list[str]:
+    """The substrings a name with ``fragment`` contains (both ends of a gapped one): a backend
+    without the fragment index fetches by them, then keeps the names ``groups_met`` keeps."""
+    return fragment.split(GAP)
 
 
 def groups_met(groups: list[frozenset[str]], name: str) -> int:

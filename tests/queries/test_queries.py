@@ -114,9 +114,10 @@ def test_queries_resolve_is_type_scoped(fixture_built) -> None:
 
 @pytest.mark.parametrize("backend", ["python", "embedded"])
 def test_queries_unknown_entity_suggests_names(fixture_built, backend: str) -> None:
-    with pytest.raises(UnknownEntity, match=r"no Problem named 'image generatoin'; did you mean: image generation"):
+    with pytest.raises(UnknownEntity, match=r"no Problem named 'image generatoin'; did you mean: image generation") as err:
         queries.run("methods_for_problem", {"problem": "image generatoin"}, backend,
                     graph=fixture_built.graph, store=fixture_built.store)
+    assert err.value.suggestions[0] == "image generation"  # for callers of the Python API
 
 
 def test_queries_resolve_prefers_the_spelling_then_the_busier_label(tmp_path) -> None:
@@ -138,7 +139,7 @@ def test_queries_resolve_prefers_the_spelling_then_the_busier_label(tmp_path) ->
         assert queries.resolve(backend, param, "transformers") == "method:transformers"  # as given first
 
 
-TYPOS = ["image generatoin", "stochastic gradiant descent", "FIDD", "difusion transformers", "Imagenet-1k", "online learnin"]
+TYPOS = ["image generatoin", "stochastic gradiant descent", "FIDD", "difusion transformers", "Imagenet-1k", "online learnin", "ImaegNet"]
 
 
 @pytest.mark.parametrize("backend", ["embedded", pytest.param("neo4j", marks=pytest.mark.neo4j)])
@@ -172,6 +173,15 @@ def test_queries_suggestions_fall_back_to_one_word(fixture_built) -> None:
     backend = PythonBackend(fixture_built.graph)
     assert queries.suggestions(backend, ["Metric"], "competitve ratio")[:1] == ["competitive ratio"]
     assert queries.suggestions(backend, ["Metric"], "competitve ratoi") == ["competitive ratio"]
+
+
+def test_queries_suggestions_survive_an_edit_in_the_middle_of_a_word(fixture_built) -> None:
+    """'ImaegNet' changes both four-letter ends of 'imagenet' ('imae', 'gnet'); its outer letters
+    ('im…et') still find it."""
+    from kg.queries.backends import PythonBackend, SparqlBackend
+
+    for backend in (PythonBackend(fixture_built.graph), SparqlBackend(fixture_built.store)):
+        assert queries.suggestions(backend, ["Dataset"], "ImaegNet") == ["ImageNet"]
 
 
 @pytest.mark.neo4j
