@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from kg.queries.spec import Param
 from kg.schema import check_label
 from kg.schema import vocab as v
-from kg.schema.aggregates import SEPARATOR, fragment_pieces
+from kg.schema.aggregates import SEPARATOR, fragment_pieces, joined_keys
 
 LIST_SEPARATOR = "\x1f"
 """What SPARQL ``GROUP_CONCAT`` joins list columns with: a control character no name contains."""
@@ -269,12 +269,15 @@ class CypherBackend:
         return [Candidate(r["id"], r["label"], r["name"] or "", r["support"] or 0) for r in self._read(text, {"ids": list(dict.fromkeys(ids))})]
 
     def named(self, keys: Sequence[str], labels: Sequence[str]) -> list[Candidate]:
+        # nameKeys (kg.stores.neo4j) holds every lower-cased name, title and alias, each between
+        # record separators, under a text index per label: one branch per label uses it
+        branches = " UNION ".join(f"MATCH (n:{check_label(label)}) WHERE n.nameKeys CONTAINS key RETURN n" for label in labels)
         text = (
-            f"MATCH (n:{self._labels(labels)}) WHERE toLower(n.name) IN $keys OR toLower(n.title) IN $keys "
-            "OR any(a IN coalesce(n.aliases, []) WHERE toLower(a) IN $keys) "
-            "RETURN n.id AS id, labels(n)[0] AS label, n.name AS name, n.support AS support ORDER BY id"
+            f"UNWIND $keys AS key CALL (key) {{ {branches} }} "
+            "RETURN DISTINCT n.id AS id, labels(n)[0] AS label, n.name AS name, n.support AS support ORDER BY id"
         )
-        return [Candidate(r["id"], r["label"], r["name"] or "", r["support"] or 0) for r in self._read(text, {"keys": list(keys)})]
+        found = self._read(text, {"keys": [joined_keys([k]) for k in dict.fromkeys(keys)]})
+        return [Candidate(r["id"], r["label"], r["name"] or "", r["support"] or 0) for r in found]
 
     def names(self, labels: Sequence[str], groups: Sequence[frozenset[str]], at_least: int) -> list[str]:
         text = (

@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -324,6 +325,17 @@ def co_occurrences(doc: GraphDocument) -> list[CoOccurrence]:
             if rank <= CO_OCCURRING_DEPTH or o in label_rank:
                 out.append(CoOccurrence(entity, o, nodes[o].label, counts[o], rank if rank <= CO_OCCURRING_DEPTH else None, label_rank.get(o)))
     return out
+
+
+def joined_keys(keys: Iterable[str]) -> str:
+    """Keys as one string, each between record separators (U+001E), so that Neo4j's text index finds
+    any one of them with ``CONTAINS`` (it takes no list; ``kg.stores.neo4j`` stores area and name keys so).
+
+    Example:
+        >>> joined_keys(["large language model", "llms"]).split("\\x1e")
+        ['', 'large language model', 'llms', '']
+    """
+    return "".join(f"\x1e{key}" for key in keys) + "\x1e"
 
 
 def name_keys(node: Node) -> set[str]:

@@ -81,18 +81,18 @@ def _run(name: str, fixture_built, **params) -> list[dict]:
     return queries.run(name, params, "python", graph=fixture_built.graph)
 
 
-@pytest.mark.parametrize(
-    "given,expected",
-    [
-        ("OFL", "problem:online facility location"),  # alias
-        ("online FACILITY location", "problem:online facility location"),  # case
-        ("SGD", "method:stochastic gradient descent"),
-        ("transformers", "model:transformer"),  # plural
-        ("U-Nets", "model:u-net"),  # plural of a hyphenated name
-        ("DiT", "model:diffusion transformer"),
-        ("model:u-net", "model:u-net"),  # an id
-    ],
-)
+RESOLUTIONS = [
+    ("OFL", "problem:online facility location"),  # alias
+    ("online FACILITY location", "problem:online facility location"),  # case
+    ("SGD", "method:stochastic gradient descent"),
+    ("transformers", "model:transformer"),  # plural
+    ("U-Nets", "model:u-net"),  # plural of a hyphenated name
+    ("DiT", "model:diffusion transformer"),
+    ("model:u-net", "model:u-net"),  # an id
+]
+
+
+@pytest.mark.parametrize("given,expected", RESOLUTIONS)
 def test_queries_resolve_names_and_aliases(fixture_built, given: str, expected: str) -> None:
     from kg.queries.backends import PythonBackend, SparqlBackend
     from kg.queries.spec import Param
@@ -100,6 +100,20 @@ def test_queries_resolve_names_and_aliases(fixture_built, given: str, expected: 
     param = Param("entity", "entity")
     for backend in (PythonBackend(fixture_built.graph), SparqlBackend(fixture_built.store)):
         assert queries.resolve(backend, param, given) == expected
+
+
+@pytest.mark.neo4j
+def test_queries_resolve_names_and_aliases_on_neo4j(fixture_built, neo4j_driver) -> None:
+    """Neo4j looks names, titles and aliases up in its nameKeys text index."""
+    from conftest import load_into_neo4j
+
+    from kg.queries.backends import CypherBackend
+    from kg.queries.spec import Param
+
+    backend = CypherBackend(load_into_neo4j(neo4j_driver, fixture_built))
+    assert [queries.resolve(backend, Param("entity", "entity"), given) for given, _ in RESOLUTIONS] == [e for _, e in RESOLUTIONS]
+    paper = next(n for n in fixture_built.document.nodes if n.label == "Paper" and n.properties.get("title"))
+    assert queries.resolve(backend, Param("paper", "Paper"), paper.properties["title"].upper()) == paper.id
 
 
 def test_queries_resolve_is_type_scoped(fixture_built) -> None:

@@ -188,12 +188,16 @@ def test_neo4j_second_load_changes_nothing(db, graph_name, request):
 
 @pytest.mark.neo4j
 def test_neo4j_properties_are_the_schema_maps(db, tiny_graph):
-    from kg.schema.aggregates import with_aggregates
+    from kg.schema.aggregates import joined_keys, name_keys, with_aggregates
     from kg.stores import neo4j as sink
 
     sink.load(tiny_graph, **_kw(db), progress=False)
     nodes, rels = _dump(db)
-    # with the build-time aggregates the canned queries seek on (kg.schema.aggregates)
+    # with the build-time aggregates the canned queries seek on (kg.schema.aggregates), and the name
+    # keys that resolve a parameter through a text index
+    names = {n["props"]["id"]: n["props"].pop(sink.NAME_KEYS, None) for n in nodes}
+    assert names == {n.id: joined_keys(sorted(name_keys(n))) if n.label != "Bound" else None for n in tiny_graph.nodes}
+    assert names["model:large language model"] == "\x1elarge language model\x1ellm\x1e"
     assert nodes == [{"labels": [n.label], "props": node_properties(n)} for n in with_aggregates(tiny_graph).nodes]
     by_key = {e.key: e for e in tiny_graph.edges}
     assert [r["props"]["key"] for r in rels] == sorted(by_key)

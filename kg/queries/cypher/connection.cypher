@@ -6,7 +6,9 @@
 // One length at a time: each OPTIONAL CALL runs only when the shorter ones found nothing
 // (allShortestPaths enumerated every shortest path before picking one).  A longer path takes the
 // smallest (paper of a, entity of it) whose entity is one or two papers from b, then continues
-// from that entity the same way, as kg.queries.python.connection does.
+// from that entity the same way, as kg.queries.python.connection does.  For two papers the search
+// starts from whichever of a and b is in fewer papers: from a busy problem, the entities one paper
+// away number tens of thousands.
 MATCH (a:Method|Model|Problem|Dataset|Metric|Concept {id: $a}), (b:Method|Model|Problem|Dataset|Metric|Concept {id: $b})
 WHERE a <> b
 OPTIONAL CALL (a, b) {
@@ -17,11 +19,20 @@ OPTIONAL CALL (a, b) {
 }
 OPTIONAL CALL (a, b, one) {
   WITH a, b WHERE one IS NULL
-  MATCH (b)<-[:MENTIONS]-(:Paper)-[:MENTIONS]->(e)
-  WITH a, b, collect(DISTINCT e) AS near
-  MATCH (a)<-[:MENTIONS]-(p:Paper)-[:MENTIONS]->(e)
-  WHERE e IN near
-  WITH b, p, e ORDER BY p.id, e.id LIMIT 1
+  CALL (a, b) {
+    WITH a, b WHERE a.support <= b.support
+    MATCH (a)<-[:MENTIONS]-(p:Paper)-[:MENTIONS]->(e)
+    WHERE EXISTS { MATCH (e)<-[:MENTIONS]-(q:Paper) WHERE (q)-[:MENTIONS]->(b) }
+    RETURN p, e ORDER BY p.id, e.id LIMIT 1
+    UNION
+    WITH a, b WHERE a.support > b.support
+    MATCH (b)<-[:MENTIONS]-(:Paper)-[:MENTIONS]->(e)
+    WITH a, collect(DISTINCT e) AS near
+    UNWIND near AS e
+    MATCH (e)<-[:MENTIONS]-(p:Paper)
+    WHERE (p)-[:MENTIONS]->(a)
+    RETURN p, e ORDER BY p.id, e.id LIMIT 1
+  }
   MATCH (e)<-[:MENTIONS]-(q:Paper)-[:MENTIONS]->(b)
   RETURN [p, e, q] AS two
   ORDER BY q.id
