@@ -366,14 +366,18 @@ def word_fragments(text: str) -> list[frozenset[str]]:
     Example:
         >>> [sorted(f) for f in word_fragments("image clasification")]
         [['imag', 'im…ge', 'mage'], ['clas', 'cl…on', 'tion']]
+        >>> [sorted(f) for f in word_fragments("large lanugage")]
+        [['arge', 'larg'], ['gage', 'lanu']]
     """
     words = re.findall(r"\w+", text.lower()) or [text.lower().strip()]
     words = [w for w in words if len(w) > 2] or words
-    groups = (
+    groups = [
         frozenset(p for p in ((w[:4], w[-4:], f"{w[:2]}{GAP}{w[-2:]}") if len(w) > 4 else (w, w[:3])) if p)
         for w in dict.fromkeys(words)
-    )
-    return [g for g in groups if g]
+    ]
+    # a fragment of two words ("la…ge" of "large" and "language") would let one word meet both
+    shared = {f for i, g in enumerate(groups) for h in groups[i + 1 :] for f in g & h}
+    return [g - shared or g for g in groups if g]
 
 
 def fragment_pieces(fragment: str) -> list[str]:
