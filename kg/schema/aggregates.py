@@ -39,7 +39,9 @@ answer without them):
 * MENTIONS edges (written to the RDF store only: Neo4j reads an entity's relationships directly):
   ``paperRank`` — the rank of the paper among the entity's papers by (year desc, paper id), the
   order of ``papers_for_entity``, and ``paperBand``, ``<entity id><US><band of that rank>``: a key the
-  query looks up for each band instead of ordering every paper of a busy entity;
+  query looks up for each band instead of ordering every paper of a busy entity; ``sentenceSpans``,
+  the distinct ``start:end`` of the sentences that mention the entity (one look-up each, instead of
+  three per evidence resource: most of the query's time on a busy entity);
 * OUTPERFORMS edges (RDF store only): ``beatsBand`` and ``beatenByBand``, ``<method id><US><band>``
   of the edge's rank among what its source beats and among what beats its target, by (papers desc,
   name, id), the order of ``outperforms``: a busy method is the target of thousands of edges of
@@ -72,7 +74,7 @@ AGGREGATE_PROPERTIES = (
     "coOccurringDepth",
 )
 """Node properties this module owns; recomputing replaces them."""
-EDGE_AGGREGATE_PROPERTIES = ("paperRank", "paperBand", "beatsBand", "beatenByBand")
+EDGE_AGGREGATE_PROPERTIES = ("paperRank", "paperBand", "sentenceSpans", "beatsBand", "beatenByBand")
 """Edge properties this module owns."""
 SEPARATOR = "\x1f"
 """Joins the parts of a composite key or list (an area and a count or band, an id and a band, a
@@ -211,7 +213,9 @@ def _ranked_edges(doc: GraphDocument, nodes: dict[str, Any]) -> tuple:
             return (-(year or 0), doc.edges[i].source)
 
         for rank, i in enumerate(sorted(members, key=order), 1):
-            extra[i] |= {"paperRank": rank, "paperBand": f"{entity}{SEPARATOR}{band(rank)}"}
+            spans = sorted({(ev.sentence_start, ev.sentence_end) for ev in doc.edges[i].evidence})
+            extra[i] |= {"paperRank": rank, "paperBand": f"{entity}{SEPARATOR}{band(rank)}",
+                         "sentenceSpans": [f"{start}:{end}" for start, end in spans]}
     for key, grouped, other in (("beatsBand", beats, "target"), ("beatenByBand", beaten_by, "source")):
         for method, members in grouped.items():
 

@@ -19,7 +19,7 @@ from kg.records import GraphDocument
 from kg.schema import edge_properties, node_properties
 from kg.schema import vocab as v
 from kg.schema.aggregates import (
-    ANY_LABEL, SEPARATOR, addressings, band, co_occurrences, name_fragments, name_keys, with_aggregates,
+    ANY_LABEL, EDGE_AGGREGATE_PROPERTIES, SEPARATOR, addressings, band, co_occurrences, name_fragments, name_keys, with_aggregates,
 )
 
 _TYPE = ox.NamedNode(v.RDF + "type")
@@ -71,8 +71,8 @@ def _statements(graph: GraphDocument, make: Callable) -> Iterator:
         for paper in edge.papers:
             yield make(q, kg_["supportedBy"], iri(paper))
         for name, value in edge_properties(edge).items():
-            # list properties are the evidence lists, written below as one resource per evidence
-            if name not in _SKIP_EDGE_PROPS and not isinstance(value, list):
+            # other list properties are the evidence lists, written below as one resource per evidence
+            if name not in _SKIP_EDGE_PROPS and (not isinstance(value, list) or name in EDGE_AGGREGATE_PROPERTIES):
                 yield from _property(make, iri, q, name, value)
         for i, ev in enumerate(edge.evidence):
             e = ox.NamedNode(f"{q.value}/ev/{i}")
