@@ -7,7 +7,7 @@ SPARQL parameters are bound with Oxigraph's ``substitutions`` (SEP-0007), never 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -92,37 +92,39 @@ def _with_aggregates(graph: GraphDocument, make: Callable) -> Iterator:
     ``kg:Addressing`` resources that ``methods_for_problem`` and ``problems_for_method`` read and the
     ``kg:CoOccurrence`` ones that ``co_occurring`` reads (``kg.schema.aggregates``)."""
     yield from _statements(with_aggregates(graph), make)
-    kg_ = {name: _predicate(v.KG + name) for name in (
-        "nameKey", "nameFragment", "problem", "method", "support", "paperIds", "methodRank", "methodBand", "problemRank",
-        "problemBand", "entity", "other", "coOccurrenceBand")}
+    name_key, name_fragment = _predicate(v.KG + "nameKey"), _predicate(v.KG + "nameFragment")
     for node in graph.nodes:
-        s = ox.NamedNode(v.node_iri(node.id))
+        s = _node(node.id)
         for key in sorted(name_keys(node)):
-            yield make(s, kg_["nameKey"], ox.Literal(key))
+            yield make(s, name_key, ox.Literal(key))
         for fragment in sorted(name_fragments(node.name)):
-            yield make(s, kg_["nameFragment"], ox.Literal(f"{node.label}{SEPARATOR}{fragment}"))
-    addressing = _predicate(v.KG + "Addressing")
+            yield make(s, name_fragment, ox.Literal(f"{node.label}{SEPARATOR}{fragment}"))
     for a in addressings(graph):
-        s = ox.NamedNode(v.ID + "addressing/" + hashlib.sha1(f"{a.problem}|{a.method}".encode()).hexdigest())
-        yield make(s, _TYPE, addressing)
-        yield make(s, kg_["problem"], ox.NamedNode(v.node_iri(a.problem)))
-        yield make(s, kg_["method"], ox.NamedNode(v.node_iri(a.method)))
-        yield make(s, kg_["support"], ox.Literal(len(a.papers)))
-        yield make(s, kg_["paperIds"], ox.Literal(SEPARATOR.join(a.papers)))
-        yield make(s, kg_["methodRank"], ox.Literal(a.method_rank))
-        yield make(s, kg_["methodBand"], ox.Literal(f"{a.problem}{SEPARATOR}{band(a.method_rank)}"))
-        yield make(s, kg_["problemRank"], ox.Literal(a.problem_rank))
-        yield make(s, kg_["problemBand"], ox.Literal(f"{a.method}{SEPARATOR}{band(a.problem_rank)}"))
-    co_occurrence = _predicate(v.KG + "CoOccurrence")
+        yield from _row(make, "Addressing", (a.problem, a.method), (
+            ("problem", _node(a.problem)), ("method", _node(a.method)), ("support", ox.Literal(len(a.papers))),
+            ("paperIds", ox.Literal(SEPARATOR.join(a.papers))), ("methodRank", ox.Literal(a.method_rank)),
+            ("methodBand", ox.Literal(f"{a.problem}{SEPARATOR}{band(a.method_rank)}")),
+            ("problemRank", ox.Literal(a.problem_rank)),
+            ("problemBand", ox.Literal(f"{a.method}{SEPARATOR}{band(a.problem_rank)}")),
+        ))
     for c in co_occurrences(graph):
-        s = ox.NamedNode(v.ID + "cooccurrence/" + hashlib.sha1(f"{c.entity}|{c.other}".encode()).hexdigest())
-        yield make(s, _TYPE, co_occurrence)
-        yield make(s, kg_["entity"], ox.NamedNode(v.node_iri(c.entity)))
-        yield make(s, kg_["other"], ox.NamedNode(v.node_iri(c.other)))
-        yield make(s, kg_["support"], ox.Literal(c.abstracts))
-        for label, rank in ((ANY_LABEL, c.rank), (c.label, c.label_rank)):
-            if rank is not None:
-                yield make(s, kg_["coOccurrenceBand"], ox.Literal(f"{c.entity}{SEPARATOR}{label}{SEPARATOR}{band(rank)}"))
+        bands = ((label, rank) for label, rank in ((ANY_LABEL, c.rank), (c.label, c.label_rank)) if rank is not None)
+        yield from _row(make, "CoOccurrence", (c.entity, c.other), (
+            ("entity", _node(c.entity)), ("other", _node(c.other)), ("support", ox.Literal(c.abstracts)),
+            *(("coOccurrenceBand", ox.Literal(f"{c.entity}{SEPARATOR}{label}{SEPARATOR}{band(rank)}")) for label, rank in bands),
+        ))
+
+
+def _node(node_id: str) -> ox.NamedNode:
+    return ox.NamedNode(v.node_iri(node_id))
+
+
+def _row(make: Callable, cls: str, joins: tuple[str, ...], values: Iterable[tuple[str, Any]]) -> Iterator:
+    """A build-time row resource of class ``kg:<cls>`` (named by a hash of the ids it joins) and its values."""
+    s = ox.NamedNode(f"{v.ID}{cls.lower()}/" + hashlib.sha1("|".join(joins).encode()).hexdigest())
+    yield make(s, _TYPE, _predicate(v.KG + cls))
+    for name, term in values:
+        yield make(s, _predicate(v.KG + name), term)
 
 
 def _property(make: Callable, iri: Callable, s: ox.NamedNode, name: str, value: Any) -> Iterator:
