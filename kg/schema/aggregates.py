@@ -32,8 +32,8 @@ answer without them):
   name, which gather the "did you mean" candidates of a misspelt one;
 * entities mentioned in at least ``CO_OCCURRING_MIN_PAPERS`` papers: ``coOccurringDepth``, the number
   of their first co-occurring entities, overall and per label, that are stored as ``co_occurrences``
-  (as ``kg:CoOccurrence`` rows in the RDF store, as the lists ``coOccurringIds`` and
-  ``coOccurringAbstracts`` on the node in Neo4j), so ``co_occurring`` on a busy entity reads its
+  (as ``kg:CoOccurrence`` rows in the RDF store, as the lists ``coOccurringIds``,
+  ``coOccurringAbstracts`` and ``coOccurringLabels`` on the node in Neo4j), so ``co_occurring`` on a busy entity reads its
   answer instead of counting every (paper, entity) pair of its papers (about 100,000 for "large
   language model");
 * MENTIONS edges (written to the RDF store only: Neo4j reads an entity's relationships directly):

@@ -29,7 +29,8 @@ time are not supported; the next load removes any duplicate relationships they l
 
 Nodes carry the build-time aggregates of :mod:`kg.schema.aggregates` (rank bands, first year,
 paper counts), as in the RDF store, so whole-type canned queries seek a few nodes by index, and a
-busy entity its first co-occurring entities as two lists (``coOccurringIds``, ``coOccurringAbstracts``).
+busy entity its first co-occurring entities as three lists (``coOccurringIds``, ``coOccurringAbstracts``,
+``coOccurringLabels``).
 
 The ``neo4j`` driver is imported here, and this module is imported only on use, so
 ``import kg`` stays light.
@@ -230,6 +231,7 @@ def node_rows(graph: GraphDocument) -> dict[str, list[dict[str, Any]]]:
         if node.id in co_occurring:
             props["coOccurringIds"] = [c.other for c in co_occurring[node.id]]
             props["coOccurringAbstracts"] = [c.abstracts for c in co_occurring[node.id]]
+            props["coOccurringLabels"] = [c.label for c in co_occurring[node.id]]
         rows[check_label(node.label)].append({"id": node.id, "props": props})
     return dict(rows)
 
