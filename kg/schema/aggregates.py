@@ -33,9 +33,9 @@ answer without them):
 * entities mentioned in at least ``CO_OCCURRING_MIN_PAPERS`` papers: ``coOccurringDepth``, the number
   of their first co-occurring entities, overall and per label, that are stored as ``co_occurrences``
   (as ``kg:CoOccurrence`` rows in the RDF store, as the lists ``coOccurringIds``,
-  ``coOccurringAbstracts`` and ``coOccurringLabels`` on the node in Neo4j), so ``co_occurring`` on a busy entity reads its
-  answer instead of counting every (paper, entity) pair of its papers (about 100,000 for "large
-  language model");
+  ``coOccurringAbstracts`` and ``coOccurringLabels`` on the node in Neo4j), so ``co_occurring`` on a
+  busy entity reads its answer instead of counting every (paper, entity) pair of its papers (about
+  100,000 for "large language model");
 * MENTIONS edges (written to the RDF store only: Neo4j reads an entity's relationships directly):
   ``paperRank`` — the rank of the paper among the entity's papers by (year desc, paper id), the
   order of ``papers_for_entity``, and ``paperBand``, ``<entity id><US><band of that rank>``: a key the
