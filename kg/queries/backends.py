@@ -127,12 +127,16 @@ class SparqlBackend:
     def __init__(self, store: Any) -> None:
         self.store = store
 
-    def _select(self, text: str, substitutions: dict[str, Any], cap: int | None = None) -> list[dict[str, Any]]:
+    def _select(
+        self, text: str, substitutions: dict[str, Any], cap: int | None = None, read: Sequence[str] | None = None
+    ) -> list[dict[str, Any]]:
+        """Rows of a SELECT, as Python values of the variables in ``read`` (default: all projected; the
+        substituted ones must be projected too, and a look-up may substitute hundreds)."""
         import pyoxigraph as ox
 
         subs = {ox.Variable(k): term for k, term in substitutions.items()}
         result = self.store.query(text, prefixes=v.PREFIXES, substitutions=subs)
-        names = [var.value for var in result.variables]
+        names = [var.value for var in result.variables if read is None or var.value in read]
         # Each solution costs a Python object: stop at the cap rather than convert rows the runner drops.
         return [{n: _python(sol[n]) for n in names} for sol in itertools.islice(result, cap)]
 
@@ -164,7 +168,8 @@ class SparqlBackend:
         branches = " UNION ".join(f"{{ {_node_pattern(f'?n{i}')} BIND({i} AS ?at) }}" for i in range(len(ids)))
         text = f"SELECT {' '.join(f'?n{i}' for i in range(len(ids)))} ?at ?cls ?name ?support WHERE {{ {branches} }}"
         found = {}
-        for row in self._select(text, {f"n{i}": ox.NamedNode(v.node_iri(node)) for i, node in enumerate(ids)}):
+        subs = {f"n{i}": ox.NamedNode(v.node_iri(node)) for i, node in enumerate(ids)}
+        for row in self._select(text, subs, read=("at", "cls", "name", "support")):
             candidate = _candidate(ids[row["at"]], row, labels)
             if candidate is not None:
                 found[row["at"]] = candidate
@@ -200,7 +205,7 @@ class SparqlBackend:
             "{ " + " . ".join(f"?n {predicate} ?k{i}_{j}" for j in range(len(tup))) + " }" for i, tup in enumerate(keys)
         )
         text = f"SELECT DISTINCT {' '.join(f'?{k}' for k in subs)} ?n {columns} WHERE {{ {branches} LATERAL {{ {pattern} }} }}"
-        return self._select(text, subs)
+        return self._select(text, subs, read=("n", *columns.replace("?", "").split()))
 
 
 def _contains(name: str, fragment: str) -> bool:

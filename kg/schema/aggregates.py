@@ -9,8 +9,8 @@ rank is at most ``limit``, together fewer than ``2 * limit`` nodes per ranking.
 
 Properties added (by the writers, not to ``graph.json``: ``kg.stores.rdf`` applies ``with_aggregates``
 to the embedded store and its Turtle, ``kg.stores.neo4j`` to Neo4j, where range indexes on the
-scalar ones serve ``top_entities``, ``new_in_corpus`` and ``similar_papers``; the Python queries
-answer without them):
+scalar ones serve ``top_entities``, ``new_in_corpus``, ``similar_papers`` and ``papers_for_entity``;
+the Python queries answer without them):
 
 * entities: ``rankBand`` — band of the rank within the label by (support desc, mentions desc, id),
   the order of ``top_entities``;
@@ -36,16 +36,16 @@ answer without them):
   ``coOccurringAbstracts`` and ``coOccurringLabels`` on the node in Neo4j), so ``co_occurring`` on a
   busy entity reads its answer instead of counting every (paper, entity) pair of its papers (about
   100,000 for "large language model");
-* MENTIONS edges (written to the RDF store only: Neo4j reads an entity's relationships directly):
-  ``paperRank`` — the rank of the paper among the entity's papers by (year desc, paper id), the
-  order of ``papers_for_entity``, and ``paperBand``, ``<entity id><US><band of that rank>``: a key the
-  query looks up for each band instead of ordering every paper of a busy entity; ``sentenceSpans``,
-  the distinct ``start:end`` of the sentences that mention the entity (one look-up each, instead of
-  three per evidence resource: most of the query's time on a busy entity);
-* OUTPERFORMS edges (RDF store only): ``beatsBand`` and ``beatenByBand``, ``<method id><US><band>``
-  of the edge's rank among what its source beats and among what beats its target, by (papers desc,
-  name, id), the order of ``outperforms``: a busy method is the target of thousands of edges of
-  other types, which the query would otherwise read to find its few OUTPERFORMS ones.
+* MENTIONS edges: ``paperRank`` — the rank of the paper among the entity's papers by (year desc,
+  paper id), the order of ``papers_for_entity``, and ``paperBand``, ``<entity id><US><band of that
+  rank>``: a key the query looks up for each band instead of ordering every paper of a busy entity
+  (5,189 for "large language model"); ``sentenceSpans``, the distinct ``start:end`` of the
+  sentences that mention the entity (one look-up each in the RDF store, instead of three per
+  evidence resource: most of the query's time on a busy entity there);
+* OUTPERFORMS edges: ``beatsBand`` and ``beatenByBand``, ``<method id><US><band>`` of the edge's
+  rank among what its source beats and among what beats its target, by (papers desc, name, id),
+  the order of ``outperforms``: in the RDF store a busy method is the object of thousands of
+  triples of other edges, which the query would otherwise read to find its few OUTPERFORMS ones.
 
 The Python reference queries do not read these: the parity tests check them against the edges.
 
@@ -131,10 +131,8 @@ def band(rank: int) -> int:
     return (rank - 1).bit_length()
 
 
-def with_aggregates(doc: GraphDocument, *, paper_ranks: bool = True) -> GraphDocument:
-    """``doc`` with the aggregate node properties (re)computed from its nodes and MENTIONS edges, and
-    with ``paperRank``/``paperBand`` on MENTIONS edges unless ``paper_ranks`` is false (Neo4j reads an
-    entity's relationships directly and does not store them)."""
+def with_aggregates(doc: GraphDocument) -> GraphDocument:
+    """``doc`` with the aggregate node and edge properties (re)computed from its nodes and edges."""
     nodes = {n.id: n for n in doc.nodes}
     extra: dict[str, dict[str, Any]] = defaultdict(dict)
 
@@ -189,7 +187,7 @@ def with_aggregates(doc: GraphDocument, *, paper_ranks: bool = True) -> GraphDoc
     for n in doc.nodes:
         props = {k: v for k, v in n.properties.items() if k not in AGGREGATE_PROPERTIES}
         out.append(replace(n, properties=props | extra.get(n.id, {})) if n.id in extra or props != n.properties else n)
-    return replace(doc, nodes=tuple(out), edges=_ranked_edges(doc, nodes) if paper_ranks else doc.edges)
+    return replace(doc, nodes=tuple(out), edges=_ranked_edges(doc, nodes))
 
 
 def _ranked_edges(doc: GraphDocument, nodes: dict[str, Any]) -> tuple:

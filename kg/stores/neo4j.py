@@ -11,13 +11,15 @@ per row even when nothing changed. Phases, each write in batched transactions (t
 retries transient failures, with backoff, for ``retry_seconds``):
 
 1. one uniqueness constraint on ``id`` per label (``IF NOT EXISTS``), which also indexes MERGE, and
-   the indexes of :data:`INDEXES` and :data:`TEXT_INDEXES` that the canned queries seek on;
+   the indexes of :data:`INDEXES`, :data:`TEXT_INDEXES` and :data:`RELATIONSHIP_INDEXES` that the
+   canned queries seek on;
 2. per label: stream what the database holds (``id``, element id, properties) in one query,
    then ``UNWIND $rows ... CREATE`` the missing nodes and ``SET n = row.props`` (by element id)
    only where the properties differ;
 3. per type the same for relationships, read with their endpoints' element ids, created between
    endpoints found by element id (a direct lookup, one query plan per type);
-4. prune: delete what the graph no longer has, and any duplicate of a relationship key.
+4. prune: delete what the graph no longer has, and any duplicate of a relationship key;
+5. resample the index statistics and clear cached plans, so queries are planned for this graph.
 
 ``SET n = row.props`` (not ``+=``) so a property dropped by a rebuild disappears too; a second
 load of the same graph writes nothing. Labels and types enter query text only after
@@ -27,10 +29,11 @@ A batch the driver retries (its commit may have gone through before the connecti
 sent again as MERGE, so a retry can never duplicate. Two loads into one database at the same
 time are not supported; the next load removes any duplicate relationships they leave.
 
-Nodes carry the build-time aggregates of :mod:`kg.schema.aggregates` (rank bands, first year,
-paper counts), as in the RDF store, so whole-type canned queries seek a few nodes by index, and a
-busy entity its first co-occurring entities as three lists (``coOccurringIds``, ``coOccurringAbstracts``,
-``coOccurringLabels``).
+Nodes and relationships carry the build-time aggregates of :mod:`kg.schema.aggregates` (rank
+bands, first year, paper counts, each paper's rank among an entity's papers), as in the RDF store,
+so whole-type canned queries and a busy entity's papers seek a few nodes or relationships by index,
+and a busy entity holds its first co-occurring entities as three lists (``coOccurringIds``,
+``coOccurringAbstracts``, ``coOccurringLabels``).
 
 The ``neo4j`` driver is imported here, and this module is imported only on use, so
 ``import kg`` stays light.
@@ -106,6 +109,8 @@ INDEXES: dict[str, tuple[tuple[str, ...], ...]] = {
     "Paper": (("year",), ("primaryArea",)),
 }
 """Range indexes per label: the rank bands of ``top_entities`` and ``new_in_corpus``, paper year and area."""
+RELATIONSHIP_INDEXES: dict[str, tuple[str, ...]] = {"MENTIONS": ("paperBand",)}
+"""Range indexes per relationship type: ``papers_for_entity`` seeks its first rows by band key."""
 AREA_KEYS = "areaKeys"
 """Neo4j's form of ``areaBands``: a range index takes no list, so keys are joined into one string, each
 between record separators (U+001E), that a text index finds with CONTAINS.  An entity in band b of an
@@ -134,6 +139,17 @@ def index_query(label: str, properties: tuple[str, ...]) -> str:
     check_label(label)
     name = "_".join((label, *properties)).lower()
     return f"CREATE INDEX {name} IF NOT EXISTS FOR (n:{label}) ON ({', '.join(f'n.{p}' for p in properties)})"
+
+
+def relationship_index_query(edge_type: str, prop: str) -> str:
+    """One range index on a relationship property (``IF NOT EXISTS``), from :data:`RELATIONSHIP_INDEXES`.
+
+    Example:
+        >>> relationship_index_query("MENTIONS", "paperBand")
+        'CREATE INDEX mentions_paperband IF NOT EXISTS FOR ()-[r:MENTIONS]-() ON (r.paperBand)'
+    """
+    check_edge_type(edge_type)
+    return f"CREATE INDEX {edge_type.lower()}_{prop.lower()} IF NOT EXISTS FOR ()-[r:{edge_type}]-() ON (r.{prop})"
 
 
 def text_index_query(label: str, prop: str) -> str:
@@ -217,12 +233,13 @@ DELETE_RELATIONSHIPS = "UNWIND $rows AS eid MATCH ()-[r]->() WHERE elementId(r) 
 
 
 def node_rows(graph: GraphDocument) -> dict[str, list[dict[str, Any]]]:
-    """Rows per label, in the graph's (sorted) order, with the aggregates of :mod:`kg.schema.aggregates`."""
+    """Rows per label, in the graph's (sorted) order, of a graph that carries the aggregates of
+    :func:`kg.schema.aggregates.with_aggregates`, plus the Neo4j forms of the keys and lists."""
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
     co_occurring: dict[str, list[CoOccurrence]] = defaultdict(list)
     for c in co_occurrences(graph):
         co_occurring[c.entity].append(c)
-    for node in with_aggregates(graph, paper_ranks=False).nodes:
+    for node in graph.nodes:
         props = node_properties(node)
         if props.get("areaBands"):
             props[AREA_KEYS] = area_keys(props["areaBands"])
@@ -255,7 +272,8 @@ def area_keys(area_bands: Sequence[str]) -> str:
 
 
 def edge_rows(graph: GraphDocument, element_ids: Mapping[str, str]) -> dict[str, list[dict[str, Any]]]:
-    """Rows per type: ``key``, endpoints ``a``/``b`` as the element ids the node phase found, ``props``."""
+    """Rows per type: ``key``, endpoints ``a``/``b`` as the element ids the node phase found, ``props``
+    (with the aggregates of :func:`kg.schema.aggregates.with_aggregates` if ``graph`` carries them)."""
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for edge in graph.edges:
         rows[check_edge_type(edge.type)].append(
@@ -418,8 +436,9 @@ def load(
         raise SinkError(f"batch_size must be at least 1, got {batch_size}")
     seconds: dict[str, float] = {}
     with _clear_errors(uri, user, database), _driver(uri, user, password, retry_seconds) as driver:
-        nodes = node_rows(graph)
         _check_edges(graph)
+        graph = with_aggregates(graph)
+        nodes = node_rows(graph)
         t = time.perf_counter()
         driver.verify_connectivity()
         # fetch_size: the state reads stream whole labels and types; fewer round trips.
@@ -433,6 +452,9 @@ def load(
             for label, props in TEXT_INDEXES.items():
                 for prop in props:
                     session.run(text_index_query(label, prop)).consume()
+            for edge_type, props in RELATIONSHIP_INDEXES.items():
+                for prop in props:
+                    session.run(relationship_index_query(edge_type, prop)).consume()
             session.run("CALL db.awaitIndexes(300)").consume()
             seconds["constraints"] = time.perf_counter() - t
 
@@ -479,6 +501,13 @@ def load(
                         session.execute_write(_run, query, batch)
                     done.update(deleted=len(eids))
                 seconds["prune"] = time.perf_counter() - t
+
+            # Index statistics sampled while the database was empty make the planner scan an index it
+            # should seek (papers_for_entity did, after a load into an emptied database): resample
+            # them and drop the plans made with the old ones.
+            t = time.perf_counter()
+            session.run("CALL db.prepareForReplanning()").consume()
+            seconds["statistics"] = time.perf_counter() - t
     n_counts, e_counts = graph_counts(graph)
     log.info(
         "neo4j: loaded %d nodes, %d relationships into %s/%s (created %d, updated %d, deleted %d)",

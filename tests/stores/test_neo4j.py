@@ -169,7 +169,7 @@ def test_neo4j_load_counts_equal_graph(db, graph_name, request):
     expected = graph_counts(graph)
     assert _counts(db) == expected
     assert (report.nodes, report.edges) == expected
-    assert set(report.seconds) == {"constraints", "nodes", "relationships", "prune"}
+    assert set(report.seconds) == {"constraints", "nodes", "relationships", "prune", "statistics"}
     assert _duplicates(db) == 0
 
 
@@ -198,13 +198,56 @@ def test_neo4j_properties_are_the_schema_maps(db, tiny_graph):
     names = {n["props"]["id"]: n["props"].pop(sink.NAME_KEYS, None) for n in nodes}
     assert names == {n.id: joined_keys(sorted(name_keys(n))) if n.label != "Bound" else None for n in tiny_graph.nodes}
     assert names["model:large language model"] == "\x1elarge language model\x1ellm\x1e"
-    assert nodes == [{"labels": [n.label], "props": node_properties(n)} for n in with_aggregates(tiny_graph).nodes]
-    by_key = {e.key: e for e in tiny_graph.edges}
+    aggregated = with_aggregates(tiny_graph)
+    assert nodes == [{"labels": [n.label], "props": node_properties(n)} for n in aggregated.nodes]
+    by_key = {e.key: e for e in aggregated.edges}
     assert [r["props"]["key"] for r in rels] == sorted(by_key)
     for r in rels:
         edge = by_key[r["props"]["key"]]
         assert (r["a"], r["type"], r["b"]) == (edge.source, edge.type, edge.target)
         assert r["props"] == edge_properties(edge)
+
+
+@pytest.mark.neo4j
+def test_neo4j_holds_the_indexes_the_canned_queries_seek_on(db):
+    """Every index the load declares exists and is online, and an entity's papers are found by
+    seeking ``paperBand`` in the relationship index (the plan, not a timing), also right after a
+    load into an emptied database, whose index statistics the planner would otherwise trust."""
+    import neo4j
+
+    from kg import queries
+    from kg.schema import NODE_LABELS
+    from kg.stores import neo4j as sink
+    from kg.stores.synthetic import synthetic_graph
+
+    graph = synthetic_graph(200)
+    _read(db, "CALL db.prepareForReplanning()")  # statistics of the emptied database, no cached plans
+    sink.load(graph, **_kw(db), progress=False)
+    held = {
+        (r["entityType"], r["labelsOrTypes"][0], tuple(r["properties"]), r["type"])
+        for r in _read(db, "SHOW INDEXES YIELD entityType, labelsOrTypes, properties, type, state "
+                           "WHERE type <> 'LOOKUP' AND state = 'ONLINE' RETURN *")
+    }
+    expected = (
+        {("NODE", label, ("id",), "RANGE") for label in NODE_LABELS}
+        | {("NODE", label, props, "RANGE") for label, indexed in sink.INDEXES.items() for props in indexed}
+        | {("NODE", label, (prop,), "TEXT") for label, props in sink.TEXT_INDEXES.items() for prop in props}
+        | {("RELATIONSHIP", t, (prop,), "RANGE") for t, props in sink.RELATIONSHIP_INDEXES.items() for prop in props}
+    )
+    assert ("RELATIONSHIP", "MENTIONS", ("paperBand",), "RANGE") in expected
+    assert held == expected
+
+    with neo4j.GraphDatabase.driver(db.uri, auth=(db.user, db.password)) as driver:
+        summary = driver.execute_query(
+            "EXPLAIN " + queries.get("papers_for_entity").cypher,
+            {"entity": next(n.id for n in graph.nodes if n.label == "Method"), "limit": 100},
+            database_=db.database,
+        ).summary
+
+    def operators(step: dict) -> list[str]:
+        return [step["operatorType"].split("@")[0], *(o for child in step.get("children", ()) for o in operators(child))]
+
+    assert "DirectedRelationshipIndexSeek" in operators(summary.plan)
 
 
 @pytest.mark.neo4j
@@ -281,15 +324,17 @@ def test_neo4j_retry_form_of_a_committed_batch_adds_nothing(db, tiny_graph):
     """A batch is retried as MERGE because its first commit may have landed: rerunning it is a no-op."""
     import neo4j
 
+    from kg.schema.aggregates import with_aggregates
     from kg.stores import neo4j as sink
 
     sink.load(tiny_graph, **_kw(db), progress=False)
     before = _dump(db)
+    aggregated = with_aggregates(tiny_graph)
     with neo4j.GraphDatabase.driver(db.uri, auth=(db.user, db.password)) as driver, driver.session(database=db.database) as s:
         eids = {}
-        for label, rows in sink.node_rows(tiny_graph).items():
+        for label, rows in sink.node_rows(aggregated).items():
             eids.update((r["id"], r["eid"]) for r in s.execute_write(sink._run, sink.node_create_query(label, merge=True), rows))
-        for edge_type, rows in sink.edge_rows(tiny_graph, eids).items():
+        for edge_type, rows in sink.edge_rows(aggregated, eids).items():
             sent = [{"a": r["a"], "b": r["b"], "props": r["props"]} for r in rows]
             assert s.execute_write(sink._run, sink.edge_create_query(edge_type, merge=True), sent)[0]["n"] == len(rows)
     assert _dump(db) == before
