@@ -5,8 +5,8 @@
 // r.paperRank orders the entity's papers as this query does (kg.schema.aggregates); ranks 1..$limit
 // lie in the bands whose first rank (1, then 2^(b-1) + 1) is at most $limit, found by key
 // ("<entity id>\u001f<band>") in the range index on r.paperBand instead of ordering every paper of
-// a busy entity (thousands).  The hint keeps the planner from scanning that index when its
-// statistics are young (a freshly loaded database).
+// a busy entity (thousands).  The hint keeps the planner on that index; the load resamples index
+// statistics (kg.stores.neo4j), without which it scans the index instead of seeking it.
 WITH [b IN range(0, 24) WHERE CASE b WHEN 0 THEN 1 ELSE 2 ^ (b - 1) + 1 END <= $limit | $entity + '\u001f' + toString(b)] AS keys
 MATCH (p:Paper)-[r:MENTIONS]->(:Method|Model|Problem|Dataset|Metric|Concept)
 USING INDEX r:MENTIONS(paperBand)
