@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from kg.errors import KGError
 from kg.queries.spec import Param
 from kg.schema import check_label
 from kg.schema import vocab as v
@@ -244,10 +245,30 @@ class CypherBackend:
     """Neo4j through the official driver; reads only, parameters always bound."""
 
     name = "neo4j"
+    _checked: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def __init__(self, driver: Any, database: str | None = None) -> None:
         self.driver = driver
         self.database = database
+        self._check_format()
+
+    def _check_format(self) -> None:
+        """Refuse a database that no complete load by this version wrote (``kg.stores.neo4j.FORMAT``):
+        its answers would be wrong, not missing.  Asked once per driver and database."""
+        from kg.stores.neo4j import FORMAT, READ_FORMAT
+
+        checked = self._checked.setdefault(self.driver, set())
+        if self.database in checked:
+            return
+        found = [r["format"] for r in self._read(READ_FORMAT, {})]
+        if found != [FORMAT]:
+            held = (
+                f"a graph loaded by another paperkg version (format {found[0]}; this version reads {FORMAT})"
+                if found else "no complete paperkg load"
+            )
+            raise KGError(f"Neo4j database {self.database or '(default)'} holds {held}: "
+                          "load the graph again with `kg load neo4j OUT`")
+        checked.add(self.database)
 
     def _read(self, text: str, parameters: dict[str, Any]) -> list[dict[str, Any]]:
         import neo4j

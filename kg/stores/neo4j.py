@@ -19,7 +19,8 @@ retries transient failures, with backoff, for ``retry_seconds``):
 3. per type the same for relationships, read with their endpoints' element ids, created between
    endpoints found by element id (a direct lookup, one query plan per type);
 4. prune: delete what the graph no longer has, and any duplicate of a relationship key;
-5. resample the index statistics and clear cached plans, so queries are planned for this graph.
+5. resample the index statistics and clear cached plans, so queries are planned for this graph,
+   and record :data:`FORMAT`, which the canned queries check.
 
 ``SET n = row.props`` (not ``+=``) so a property dropped by a rebuild disappears too; a second
 load of the same graph writes nothing. Labels and types enter query text only after
@@ -109,6 +110,18 @@ INDEXES: dict[str, tuple[tuple[str, ...], ...]] = {
     "Paper": (("year",), ("primaryArea",)),
 }
 """Range indexes per label: the rank bands of ``top_entities`` and ``new_in_corpus``, paper year and area."""
+FORMAT = 5
+"""What the canned Cypher queries need of a load (its aggregates and indexes); bumped when that
+changes.  A load that completes records it on the one :data:`FORMAT_LABEL` node, and the queries
+refuse a database without it (``kg.queries.backends.CypherBackend``): a database loaded by another
+version would answer wrongly (an older load lacks ``paperBand``, so ``papers_for_entity`` finds
+nothing) rather than fail."""
+FORMAT_LABEL = "PaperkgFormat"
+"""The label of the format node; not one of the graph's labels, so counts and prunes leave it alone."""
+# The format node is dropped when a load starts and set when it ends: a load cut short leaves none.
+DROP_FORMAT = f"MATCH (f:{FORMAT_LABEL}) DELETE f"
+SET_FORMAT = f"MERGE (f:{FORMAT_LABEL}) SET f.format = $format"
+READ_FORMAT = f"MATCH (f:{FORMAT_LABEL}) RETURN f.format AS format"
 RELATIONSHIP_INDEXES: dict[str, tuple[str, ...]] = {"MENTIONS": ("paperBand",)}
 """Range indexes per relationship type: ``papers_for_entity`` seeks its first rows by band key."""
 AREA_KEYS = "areaKeys"
@@ -456,6 +469,7 @@ def load(
                 for prop in props:
                     session.run(relationship_index_query(edge_type, prop)).consume()
             session.run("CALL db.awaitIndexes(300)").consume()
+            session.run(DROP_FORMAT).consume()
             seconds["constraints"] = time.perf_counter() - t
 
             bar = _progress(len(graph.nodes) + len(graph.edges), progress)
@@ -507,6 +521,7 @@ def load(
             # them and drop the plans made with the old ones.
             t = time.perf_counter()
             session.run("CALL db.prepareForReplanning()").consume()
+            session.run(SET_FORMAT, format=FORMAT).consume()
             seconds["statistics"] = time.perf_counter() - t
     n_counts, e_counts = graph_counts(graph)
     log.info(
