@@ -264,7 +264,7 @@ class CypherBackend:
         if found != [FORMAT]:
             held = (
                 f"a graph loaded by another paperkg version (format {found[0]}; this version reads {FORMAT})"
-                if found else "no complete paperkg load"
+                if found else "no graph that a complete load by paperkg recorded"
             )
             raise KGError(f"Neo4j database {self.database or '(default)'} holds {held}: "
                           "load the graph again with `kg load neo4j OUT`")

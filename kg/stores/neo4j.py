@@ -110,7 +110,7 @@ INDEXES: dict[str, tuple[tuple[str, ...], ...]] = {
     "Paper": (("year",), ("primaryArea",)),
 }
 """Range indexes per label: the rank bands of ``top_entities`` and ``new_in_corpus``, paper year and area."""
-FORMAT = 5
+FORMAT = 1
 """What the canned Cypher queries need of a load (its aggregates and indexes); bumped when that
 changes.  A load that completes records it on the one :data:`FORMAT_LABEL` node, and the queries
 refuse a database without it (``kg.queries.backends.CypherBackend``): a database loaded by another

@@ -229,7 +229,7 @@ def test_neo4j_queries_refuse_a_database_no_complete_load_wrote(db, tiny_graph):
     with pytest.raises(KGError, match=rf"another paperkg version \(format {sink.FORMAT - 1}; this version reads {sink.FORMAT}\).*kg load neo4j"):
         ask()
     _read(db, "MATCH (f:PaperkgFormat) DELETE f")
-    with pytest.raises(KGError, match=r"no complete paperkg load"):
+    with pytest.raises(KGError, match=r"no graph that a complete load by paperkg recorded"):
         ask()
     sink.load(tiny_graph, **_kw(db), progress=False)
     assert ask()
