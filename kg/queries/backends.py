@@ -178,7 +178,7 @@ class SparqlBackend:
 
     def named(self, keys: Sequence[str], labels: Sequence[str]) -> list[Candidate]:
         # kg:nameKey holds every lower-cased name, title and alias
-        rows = self._look_up("kg:nameKey", [(k,) for k in dict.fromkeys(keys)], _node_pattern("?n"), "?cls ?name ?support")
+        rows = self._look_up("kg:nameKey", [(k,) for k in dict.fromkeys(keys)], _node_pattern("?n"), ("cls", "name", "support"))
         found = (_candidate(v.node_id(row["n"]), row, labels) for row in rows)
         return sorted((c for c in found if c is not None), key=lambda c: c.id)
 
@@ -191,9 +191,9 @@ class SparqlBackend:
             for chosen_groups in itertools.combinations([sorted(g) for g in groups], at_least)
             for chosen in itertools.product(*chosen_groups)
         ]
-        return [row["name"] for row in self._look_up("kg:nameFragment", picks, "?n skos:prefLabel ?name", "?name")]
+        return [row["name"] for row in self._look_up("kg:nameFragment", picks, "?n skos:prefLabel ?name", ("name",))]
 
-    def _look_up(self, predicate: str, keys: Sequence[Sequence[str]], pattern: str, columns: str) -> list[dict[str, Any]]:
+    def _look_up(self, predicate: str, keys: Sequence[Sequence[str]], pattern: str, columns: Sequence[str]) -> list[dict[str, Any]]:
         """Rows of the nodes ``?n`` whose ``predicate`` has every value of one of ``keys``: a UNION
         branch per tuple, each starting from its bound literals, then ``pattern`` in a LATERAL (after a
         UNION, the planner would start from it)."""
@@ -205,8 +205,8 @@ class SparqlBackend:
         branches = " UNION ".join(
             "{ " + " . ".join(f"?n {predicate} ?k{i}_{j}" for j in range(len(tup))) + " }" for i, tup in enumerate(keys)
         )
-        text = f"SELECT DISTINCT {' '.join(f'?{k}' for k in subs)} ?n {columns} WHERE {{ {branches} LATERAL {{ {pattern} }} }}"
-        return self._select(text, subs, read=("n", *columns.replace("?", "").split()))
+        text = f"SELECT DISTINCT {' '.join(f'?{k}' for k in subs)} ?n {' '.join(f'?{c}' for c in columns)} WHERE {{ {branches} LATERAL {{ {pattern} }} }}"
+        return self._select(text, subs, read=("n", *columns))
 
 
 def _contains(name: str, fragment: str) -> bool:
