@@ -93,3 +93,24 @@ def trim_markup(text: str, start: int, end: int) -> tuple[int, int]:
     if trail:
         end = start + trail.start()
     return start, max(start, end)
+
+
+def word_occurrences(text: str, needle: str) -> list[int]:
+    """Starts of ``needle`` in ``text`` that no letter or digit is glued to (on a side where the
+    needle itself starts or ends with one): "VLM" is found in "the VLM's" but not in "VLM2VLA".
+
+    Example:
+        >>> word_occurrences("VLM2VLA tunes a VLM; VLMs and the VLM.", "VLM")
+        [16, 34]
+    """
+    if not needle:
+        return []
+    starts = []
+    for m in re.finditer(re.escape(needle), text):
+        s, e = m.start(), m.end()
+        if needle[0].isalnum() and s > 0 and text[s - 1].isalnum():
+            continue
+        if needle[-1].isalnum() and e < len(text) and text[e].isalnum():
+            continue
+        starts.append(s)
+    return starts

@@ -1,0 +1,98 @@
+"""The in-domain annotations: the sample, the splits, and every stored label validated."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from kg.training import annotations as A
+
+
+@pytest.fixture(scope="module")
+def sample() -> list[dict]:
+    return A.load_sample()
+
+
+def test_every_stored_annotation_is_valid() -> None:
+    problems = A.check()
+    assert problems == []
+    assert sum(1 for _ in A.read_standoff()) >= 800
+
+
+def test_sample_is_the_seeded_draw_with_fixed_splits(sample: list[dict]) -> None:
+    assert sample == A.draw_sample()
+    splits = Counter(r["split"] for r in sample)
+    assert splits["test"] >= 150 and splits["dev"] >= 100 and sum(splits.values()) >= 800
+    assert {r["corpus"] for r in sample} == set(A.CORPUS_FILES)
+    assert len({r["stratum"] for r in sample}) > 40  # primary areas and venue-years
+    assert not {r["id"] for r in sample} & A.forbidden_ids()
+
+
+def test_every_sampled_abstract_has_a_first_pass_and_doubles_a_second(sample: list[dict]) -> None:
+    passes = Counter((rec["id"], rec["pass"]) for _, rec in A.read_standoff())
+    assert all(passes[(r["id"], "a")] == 1 for r in sample)
+    assert sum(passes[(r["id"], "b")] for r in sample if r["double"]) >= 100
+    readers = {}
+    for _, rec in A.read_standoff():
+        readers.setdefault(rec["id"], set()).add(rec["annotator"])
+    assert all(len(readers[r["id"]]) == 2 for r in sample if r["double"])  # two different readers
+
+
+def test_standoff_files_hold_no_abstract_text() -> None:
+    for _, rec in A.read_standoff():
+        assert set(rec) == {"id", "corpus", "pass", "annotator", "guidelines", "entities", "paper", "results"}
+        assert all(set(e) == {"start", "end", "label", "canonical"} for e in rec["entities"])
+        assert all("value" not in r for r in rec["results"])
+
+
+def _record(**changes) -> dict:
+    rec = next(rec for _, rec in A.read_standoff() if rec["entities"])
+    return json.loads(json.dumps(rec)) | changes
+
+
+def test_validate_reports_each_kind_of_problem() -> None:
+    good = _record()
+    assert A.validate(good, "x") == []
+    e = good["entities"][0]
+    text = A.corpus()[good["id"]].abstract
+    space = text.index(" ")
+    assert any("white space" in p for p in A.validate(_record(entities=[{**e, "start": space, "end": space + 2}]), "x"))
+    assert any("unknown label" in p for p in A.validate(_record(entities=[{**e, "label": "Concept"}]), "x"))
+    assert any("overlap" in p for p in A.validate(_record(entities=[e, {**e, "end": e["end"] + 0}]), "x"))
+    assert any("outside" in p for p in A.validate(_record(entities=[{**e, "end": 10**6}]), "x"))
+    excluded = sorted(A.forbidden_ids() & set(A.corpus()))[0]
+    assert any("excluded" in p for p in A.validate(_record(id=excluded, entities=[], paper={}, results=[]), "x"))
+    assert any("no mention's canonical" in p for p in A.validate(_record(paper={"proposes": ["no such name"]}), "x"))
+    bad_result = {"start": 0, "end": 1, "low": 2, "high": 1, "kind": "score", "direction": "up", "qualifier": "maybe"}
+    problems = A.validate(_record(results=[bad_result]), "x")
+    assert any("low > high" in p for p in problems) and any("direction" in p for p in problems) and any("qualifier" in p for p in problems)
+
+
+def test_check_reports_a_paper_annotated_twice_in_one_pass(tmp_path) -> None:
+    rec = _record()
+    path = tmp_path / "a-twice.jsonl"
+    path.write_text(json.dumps(rec) + "\n" + json.dumps(rec) + "\n")
+    assert any("already in" in p for p in A.check([path]))
+
+
+def test_anchor_marks_every_repeat_longest_first_and_names_a_missing_quote() -> None:
+    text = "Equilibrium Propagation (EP) trains EP-style nets; EP scales. EPIC is not EP."
+    ents = A.anchor_entities(text, [["EP", "Method", "equilibrium propagation"],
+                                    ["Equilibrium Propagation", "Method", "equilibrium propagation"]], "x")
+    assert [text[e["start"]:e["end"]] for e in ents] == ["Equilibrium Propagation", "EP", "EP", "EP", "EP"]
+    only = A.anchor_entities(text, [["EP", "Method", "ep", [2, 4]]], "x")
+    assert [e["start"] for e in only] == [36, 74]
+    with pytest.raises(A.DraftError, match="does not occur"):
+        A.anchor_entities(text, [["Backprop", "Method", "backprop"]], "draft.jsonl:3")
+    with pytest.raises(A.DraftError, match="unknown label"):
+        A.anchor_entities(text, [["EP", "Algorithm", "ep"]], "x")
+
+
+def test_agreement_between_the_two_passes_is_reported_per_type() -> None:
+    a = A.agreement()
+    assert a["abstracts"] >= 100
+    assert 50 < a["entities"]["exact"]["f1"] <= 100
+    assert set(a["entities"]["exact"]["per_type"]) == {"Method", "Model", "Problem", "Dataset", "Metric"}
+    assert all(0 < v["f1"] <= 100 for v in a["paper_facts"].values())
