@@ -63,6 +63,8 @@ SPLITS = ("train", "dev", "test")
 SEED = 20261202
 SAMPLE_SIZE = {"iclr2026.jsonl.gz": 640, "iclr-icml-neurips-older.jsonl.gz": 160}
 SPLIT_SIZE = {"test": 160, "dev": 120}  # the rest is train
+EXTRA_TRAIN = {"iclr2026.jsonl.gz": 960, "iclr-icml-neurips-older.jsonl.gz": 240}
+"""A second draw, all train, annotated once the learning curve on the first still rose at 100 %."""
 DOUBLE = 104  # abstracts annotated a second time, blind, for agreement
 MIN_WORDS = 40
 
@@ -120,27 +122,33 @@ def forbidden_ids() -> frozenset[str]:
     return frozenset(ids)
 
 
-def draw_sample(seed: int = SEED) -> list[dict]:
-    """A stratified sample: round-robin over primary areas (ICLR 2026) and venue-years (older),
-    each stratum shuffled with the seed; then a fixed split by paper and the doubly annotated set."""
-    rng = random.Random(seed)
+def _stratified(rng: random.Random, sizes: dict[str, int], taken: set[str]) -> list[CorpusRecord]:
+    """Round-robin over primary areas (ICLR 2026) and venue-years (older), each stratum shuffled."""
     by_file: dict[str, dict[str, list[CorpusRecord]]] = defaultdict(lambda: defaultdict(list))
-    bad = forbidden_ids()
+    bad = forbidden_ids() | taken
     for rec in sorted(corpus().values(), key=lambda r: r.id):
         if rec.id not in bad and len(rec.abstract.split()) >= MIN_WORDS:
             by_file[rec.corpus][rec.stratum].append(rec)
     picked: list[CorpusRecord] = []
-    for name, size in SAMPLE_SIZE.items():
+    for name, size in sizes.items():
         strata = {k: rng.sample(v, len(v)) for k, v in sorted(by_file[name].items())}
         order = sorted(strata)
-        taken: list[CorpusRecord] = []
-        while len(taken) < size:
+        part: list[CorpusRecord] = []
+        while len(part) < size:
             for key in order:
-                if strata[key] and len(taken) < size:
-                    taken.append(strata[key].pop())
-        picked.extend(taken)
+                if strata[key] and len(part) < size:
+                    part.append(strata[key].pop())
+        picked.extend(part)
     rng.shuffle(picked)
-    rows = [{"id": r.id, "corpus": r.corpus, "stratum": r.stratum, "split": "train", "double": False} for r in picked]
+    return picked
+
+
+def draw_sample(seed: int = SEED) -> list[dict]:
+    """The first draw (split into test, dev and train, with the doubly annotated set), then a
+    second, train-only draw of other abstracts, each stratified by area and venue-year."""
+    rng = random.Random(seed)
+    first = _stratified(rng, SAMPLE_SIZE, set())
+    rows = [{"id": r.id, "corpus": r.corpus, "stratum": r.stratum, "split": "train", "double": False} for r in first]
     i = 0
     for split, n in SPLIT_SIZE.items():
         for row in rows[i : i + n]:
@@ -148,6 +156,8 @@ def draw_sample(seed: int = SEED) -> list[dict]:
         i += n
     for row in rng.sample(rows, DOUBLE):
         row["double"] = True
+    more = _stratified(random.Random(seed + 1), EXTRA_TRAIN, {r.id for r in first})
+    rows += [{"id": r.id, "corpus": r.corpus, "stratum": r.stratum, "split": "train", "double": False} for r in more]
     return rows
 
 
@@ -369,6 +379,7 @@ def _cli(argv: list[str] | None = None) -> int:
     b.add_argument("--pass", dest="pass_", choices=("a", "b"), default="a")
     b.add_argument("--part", type=int, required=True)
     b.add_argument("--of", type=int, required=True)
+    b.add_argument("--start", type=int, default=0, help="only sample rows from this index on")
     a = sub.add_parser("anchor", help="draft JSONL (quoted spans) -> standoff JSONL")
     a.add_argument("draft", type=Path)
     a.add_argument("--annotator", required=True)
@@ -389,7 +400,8 @@ def _cli(argv: list[str] | None = None) -> int:
     elif args.cmd == "batch":
         # Pass b of part k is the doubly annotated share of part k+1: nobody reads an abstract twice.
         offset = args.part - 1 if args.pass_ == "a" else args.part % args.of
-        rows = [r for i, r in enumerate(load_sample()) if i % args.of == offset and (args.pass_ == "a" or r["double"])]
+        rows = [r for i, r in enumerate(load_sample()) if i >= args.start and i % args.of == offset
+                and (args.pass_ == "a" or r["double"])]
         texts = corpus()
         for r in rows:
             rec = texts[r["id"]]
