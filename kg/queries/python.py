@@ -323,3 +323,64 @@ def area_overview(g: nx.MultiDiGraph, primary_area: str, top: int = 10) -> list[
         if kept[r["section"]] <= top:
             out.append(r)
     return out
+
+
+def _evidence(g: nx.MultiDiGraph, paper: str, result: dict) -> str:
+    return g.nodes[paper].get("abstract", "")[result["sentenceStart"] : result["sentenceEnd"]]
+
+
+def _result_rows(g: nx.MultiDiGraph, results: list[str], limit: int) -> list[tuple[str, str, dict]]:
+    """(result id, paper id, result properties) in paper, then text, order."""
+    rows = []
+    for r in results:
+        for paper, _ in _in(g, r, "REPORTS"):
+            rows.append((paper, g.nodes[r]["start"], r))
+    rows.sort()
+    return [(r, paper, g.nodes[r]) for paper, _, r in rows[:limit]]
+
+
+def results_for_method(g: nx.MultiDiGraph, method: str, limit: int = 50) -> list[dict]:
+    results = [r for r, _ in _in(g, method, "ACHIEVED_BY") if _label(g, r) == "Result"]
+    return [
+        {"result": r, "value": d["value"], "low": d["low"], "high": d["high"], "unit": d.get("unit"), "kind": d["kind"],
+         "direction": d.get("direction"), "qualifier": d.get("qualifier"), "metric": d.get("metricName"),
+         "dataset": d.get("datasetName"), "baseline": d.get("baselineName"), "setting": d.get("setting"),
+         "paper": paper, "year": g.nodes[paper].get("year"), "evidence": _evidence(g, paper, d)}
+        for r, paper, d in _result_rows(g, results, limit)
+    ]
+
+
+def claims_over_baseline(g: nx.MultiDiGraph, baseline: str, limit: int = 50) -> list[dict]:
+    results = [r for r, _ in _in(g, baseline, "AGAINST") if _label(g, r) == "Result"]
+    rows = []
+    for r, paper, d in _result_rows(g, results, limit):
+        achiever = next((x for x, _ in _out(g, r, "ACHIEVED_BY")), None)
+        rows.append({"method": _name(g, achiever) if achiever else d.get("methodName"), "method_id": achiever,
+                     "result": r, "value": d["value"], "low": d["low"], "high": d["high"], "unit": d.get("unit"),
+                     "direction": d.get("direction"), "qualifier": d.get("qualifier"), "metric": d.get("metricName"),
+                     "dataset": d.get("datasetName"), "paper": paper, "year": g.nodes[paper].get("year"),
+                     "evidence": _evidence(g, paper, d)})
+    return rows
+
+
+def leaderboard(g: nx.MultiDiGraph, dataset: str, metric: str, limit: int = 25) -> list[dict]:
+    better = g.nodes[metric].get("better")
+    best: dict[str, tuple[float, str]] = {}
+    for r, _ in _in(g, dataset, "ON_DATASET"):
+        d = g.nodes[r]
+        if d["label"] != "Result" or d.get("kind") != "score" or "ON_METRIC" not in g.succ[r].get(metric, {}):
+            continue
+        score = -d["low"] if better == "down" else d["high"]
+        for x, _ in _out(g, r, "ACHIEVED_BY"):
+            if x not in best or (-score, r) < (-best[x][0], best[x][1]):
+                best[x] = (score, r)
+    rows = []
+    for x, (score, r) in best.items():
+        d = g.nodes[r]
+        paper = next(p for p, _ in _in(g, r, "REPORTS"))
+        rows.append((-score, _name(g, x), x, {
+            "method": _name(g, x), "id": x, "value": d["value"], "low": d["low"], "high": d["high"], "unit": d.get("unit"),
+            "qualifier": d.get("qualifier"), "better": better or "unknown", "result": r, "paper": paper,
+            "year": g.nodes[paper].get("year"), "evidence": _evidence(g, paper, d)}))
+    rows.sort(key=lambda row: row[:3])
+    return [row[3] for row in rows[:limit]]

@@ -51,6 +51,12 @@ def param_sets(doc: GraphDocument) -> dict[str, list[dict]]:
     areas = Counter(n.properties.get("primaryArea") for n in doc.nodes if n.label == "Paper" and n.properties.get("primaryArea"))
     area = min(areas, key=lambda a: (-areas[a], a)) if areas else "optimization"
     quantities = Counter(n.properties.get("quantity") for n in doc.nodes if n.label == "Bound")
+    achiever = best(METHOD_LABELS, ("ACHIEVED_BY", "in"))
+    baseline = best(METHOD_LABELS, ("AGAINST", "in"))
+    board = best(("Dataset",), ("ON_DATASET", "in"))
+    on_board = {e.source for e in doc.edges if e.type == "ON_DATASET" and e.target == board}
+    scored = Counter(e.target for e in doc.edges if e.type == "ON_METRIC" and e.source in on_board)
+    metric = min(scored, key=lambda m: (-scored[m], m)) if scored else best(("Metric",), ("ON_METRIC", "in"))
     return {
         "methods_for_problem": [{"problem": name(problem)}, {"problem": problem, "limit": 3}],
         "problems_for_method": [{"method": name(method)}, {"method": method}],
@@ -69,4 +75,7 @@ def param_sets(doc: GraphDocument) -> dict[str, list[dict]]:
         "similar_papers": [{"paper": paper, "k": 5}],
         "connection": [{"a": entity, "b": other}, {"a": name(rare), "b": problem}],
         "area_overview": [{"primary_area": area, "top": 5}],
+        "leaderboard": [{"dataset": name(board), "metric": name(metric)}, {"dataset": board, "metric": metric, "limit": 1}],
+        "results_for_method": [{"method": name(achiever)}, {"method": achiever, "limit": 2}],
+        "claims_over_baseline": [{"baseline": name(baseline)}],
     }

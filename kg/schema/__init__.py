@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from kg.records import ENTITY_LABELS
 
-NODE_LABELS: tuple[str, ...] = ("Paper", *ENTITY_LABELS, "Bound")
+NODE_LABELS: tuple[str, ...] = ("Paper", *ENTITY_LABELS, "Bound", "Result")
 
 EDGE_TYPES: dict[str, str] = {
     "MENTIONS": "paper mentions an entity (provenance: sentence and offsets)",
@@ -24,6 +24,11 @@ EDGE_TYPES: dict[str, str] = {
     "STATES_BOUND": "paper states a complexity bound",
     "BOUNDS": "bound is about a method, model or problem",
     "IMPROVES_ON": "bound improves on an earlier bound",
+    "REPORTS": "paper reports a result (a number it measured)",
+    "ACHIEVED_BY": "result was achieved by a method or model",
+    "ON_DATASET": "result was measured on a dataset or benchmark",
+    "ON_METRIC": "result is a value of a metric",
+    "AGAINST": "result is a change measured against a baseline method or model",
 }
 
 SCIERC_TO_SCHEMA: dict[str, str | None] = {

@@ -1,8 +1,8 @@
 """One style per node label, shared by every view (HTML explorer, Neo4j Browser ``.grass``).
 
 Colours are the Neo4j Browser's default palette so a node looks the same in both tools;
-``shape`` is what the HTML explorer draws (``circle`` or ``square``): papers and bounds are
-records rather than concepts, so they are squares.
+``shape`` is what the HTML explorer draws (``circle`` or ``square``): papers, bounds and results
+are records rather than concepts, so they are squares.
 """
 
 from __future__ import annotations
@@ -17,4 +17,5 @@ STYLE: dict[str, dict[str, str]] = {
     "Metric": {"color": "#8DCC93", "shape": "circle"},
     "Concept": {"color": "#C990C0", "shape": "circle"},
     "Bound": {"color": "#FFC454", "shape": "square"},
+    "Result": {"color": "#D9C8AE", "shape": "square"},
 }

@@ -59,6 +59,25 @@ PROPERTY_IRIS: dict[str, str] = {
 REFERENCE_PROPERTIES = frozenset({"papers"})
 """Properties whose values are node ids and become IRIs, not literals."""
 
+IRI_PROPERTIES = frozenset({"unitIri"})
+"""Properties whose values are IRIs of other vocabularies (QUDT units)."""
+
+DECIMAL_PROPERTIES = frozenset({"low", "high"})
+"""Properties written as ``xsd:decimal`` (a result's numbers), so that SPARQL sorts them as numbers."""
+
+QUDT = "http://qudt.org/vocab/unit/"
+QUDT_UNITS: dict[str, str] = {
+    unit: QUDT + name
+    for unit, name in {
+        "%": "PERCENT", "ms": "MilliSEC", "s": "SEC", "sec": "SEC", "second": "SEC", "seconds": "SEC",
+        "minute": "MIN", "minutes": "MIN", "hour": "HR", "hours": "HR", "fps": "FRAME-PER-SEC",
+        "FPS": "FRAME-PER-SEC", "Hz": "HZ", "kHz": "KiloHZ", "GB": "GigaBYTE", "MB": "MegaBYTE",
+        "TB": "TeraBYTE", "KB": "KiloBYTE", "dB": "DeciB", "mm": "MilliM", "cm": "CentiM", "km": "KiloM",
+        "x": "UNITLESS",
+    }.items()
+}
+"""Result units that QUDT names (a ratio, "x", is unitless); "pp" and unit words like "tokens" have none."""
+
 
 def node_iri(node_id: str) -> str:
     """IRI of a node, minted from its deterministic id."""

@@ -7,6 +7,7 @@ SPARQL parameters are bound with Oxigraph's ``substitutions`` (SEP-0007), never 
 from __future__ import annotations
 
 import hashlib
+from decimal import Decimal
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -25,6 +26,7 @@ from kg.schema.aggregates import (
 _TYPE = ox.NamedNode(v.RDF + "type")
 _EDGE = ox.NamedNode(v.KG + "Edge")
 _PROV_ENTITY = ox.NamedNode(v.PROV + "Entity")
+_DECIMAL = ox.NamedNode(v.XSD + "decimal")
 _SKIP_EDGE_PROPS = frozenset({"key", "papers"})
 
 
@@ -135,6 +137,10 @@ def _property(make: Callable, iri: Callable, s: ox.NamedNode, name: str, value: 
             continue
         if name in v.REFERENCE_PROPERTIES or (name == "paper" and isinstance(item, str) and item.startswith("paper:")):
             yield make(s, p, iri(item))
+        elif name in v.IRI_PROPERTIES:
+            yield make(s, p, ox.NamedNode(item))
+        elif name in v.DECIMAL_PROPERTIES:
+            yield make(s, p, ox.Literal(format(Decimal(repr(float(item))).normalize(), "f"), datatype=_DECIMAL))
         else:
             yield make(s, p, ox.Literal(item))
 

@@ -23,6 +23,10 @@ MAX_EVIDENCE_PER_EDGE = 20
 
 PAPER_FIELDS = ("title", "year", "venue", "primaryArea", "decision", "url", "authors", "abstract")
 BOUND_FIELDS = ("text", "expression", "unicode", "notation", "quantity", "quantityDetail", "role", "subject")
+RESULT_FIELDS = ("value", "unit", "kind", "direction", "qualifier", "methodName", "baselineName", "metricName",
+                 "datasetName", "setting", "better")
+RESULT_COLUMNS = ("value", "metricName", "datasetName", "methodName", "baselineName", "qualifier", "setting")
+"""A paper's results as the details panel tabulates them (one row per Result node, text order)."""
 
 
 def build_payload(
@@ -77,6 +81,11 @@ def build_payload(
     index = {n.id: i for i, n in enumerate(chosen)}
     edges = [e for e in graph.edges if e.source in index and e.target in index and e.source != e.target]
 
+    reported: dict[str, list[Node]] = {}
+    for e in graph.edges:
+        if e.type == "REPORTS" and e.source in index and e.target in by_id:
+            reported.setdefault(e.source, []).append(by_id[e.target])
+
     pos = layout(len(chosen), [(index[e.source], index[e.target]) for e in edges])
     tables = _Tables(by_id)
     nodes_out = []
@@ -94,7 +103,7 @@ def build_payload(
                 max(paper_years) if paper_years else None,
                 list(n.aliases),
                 [tables.paper(p) for p in n.papers],
-                _props(n),
+                _props(n, reported.get(n.id, ())),
             ]
         )
     edge_types = list(EDGE_TYPES)
@@ -161,9 +170,13 @@ def _ego(adjacency: dict[str, set[str]], start: str, hops: int) -> dict[str, int
     return distance
 
 
-def _props(node: Node) -> dict[str, Any]:
-    fields = PAPER_FIELDS if node.label == "Paper" else BOUND_FIELDS if node.label == "Bound" else ()
-    return {f: node.properties[f] for f in fields if node.properties.get(f) not in (None, "", [])}
+def _props(node: Node, results: Iterable[Node] = ()) -> dict[str, Any]:
+    fields = {"Paper": PAPER_FIELDS, "Bound": BOUND_FIELDS, "Result": RESULT_FIELDS}.get(node.label, ())
+    props = {f: node.properties[f] for f in fields if node.properties.get(f) not in (None, "", [])}
+    rows = sorted(results, key=lambda r: r.properties.get("start", 0))
+    if rows:
+        props["results"] = [[r.properties.get(c) or "" for c in RESULT_COLUMNS] for r in rows]
+    return props
 
 
 class _Tables:

@@ -99,6 +99,21 @@ BOUNDS = [
 ]
 
 
+RESULTS = [
+    # (paper, n, value, low, high, unit, kind, direction, achieved by, dataset, metric, against)
+    ("p5", 0, "2.27", 2.27, 2.27, "", "score", None, "model:diffusion transformer", "dataset:imagenet", "metric:fid", None),
+    ("p5", 1, "20%", 20.0, 20.0, "%", "change", "down", "model:diffusion transformer", "dataset:imagenet", "metric:fid", "model:u-net"),
+    ("p6", 0, "3.5", 3.5, 3.5, "", "score", None, "model:u-net", "dataset:imagenet", "metric:fid", None),
+    ("p7", 0, "2.10", 2.1, 2.1, "", "score", None, "model:diffusion transformer", "dataset:imagenet", "metric:fid", None),
+    ("p7", 1, "3.5", 3.5, 3.5, "", "score", None, "model:u-net", "dataset:imagenet", "metric:fid", None),  # ties p6's
+    ("p2", 0, "1.5×", 1.5, 1.5, "x", "change", "down", "method:online rounding", "dataset:uci benchmarks",
+     "metric:competitive ratio", "method:primal-dual algorithm"),
+]
+"""Reported results: FID on ImageNet (lower is better) gives a leaderboard with a tie and a claim over U-Net."""
+
+METRIC_BETTER = {"metric:fid": "down", "metric:competitive ratio": "unknown"}
+
+
 def _evidence(abstracts: dict[str, list[str]], paper: str, text: str) -> Evidence:
     """Evidence in the sentence "In PAPER, TEXT appears.", added once to that paper's abstract."""
     sentence = f"In {paper}, {text} appears."
@@ -124,8 +139,9 @@ def fixture_graph() -> GraphDocument:
             edges.append(Edge(f"paper:{pid}", entity, "MENTIONS", evidence))
     for entity, papers in mentioned.items():
         name, aliases = NAMES[entity]
+        props = {"better": METRIC_BETTER[entity]} if entity in METRIC_BETTER else {}
         nodes.append(Node(entity, entity.split(":")[0].capitalize(), name, aliases,
-                          tuple(sorted(f"paper:{p}" for p in papers)), 2 * len(papers)))
+                          tuple(sorted(f"paper:{p}" for p in papers)), 2 * len(papers), props))
     for source, etype, target, papers in RELATIONS:
         edges.append(Edge(source, target, etype, tuple(_evidence(abstracts, p, NAMES.get(target, (target,))[0]) for p in papers)))
     for paper, n, expression, notation, quantity, role, subject, improves in BOUNDS:
@@ -139,6 +155,20 @@ def fixture_graph() -> GraphDocument:
         edges.append(Edge(bid, subject, "BOUNDS", ev))
         if improves is not None:
             edges.append(Edge(bid, f"bound:{paper}:{improves}", "IMPROVES_ON", ev))
+    for paper, n, value, low, high, unit, kind, direction, method, dataset, metric, baseline in RESULTS:
+        rid = f"result:{paper}:{n}"
+        ev = _evidence(abstracts, paper, value)
+        props = {"value": value, "low": low, "high": high, "unit": unit, "kind": kind, "direction": direction,
+                 "methodName": NAMES[method][0], "datasetName": NAMES[dataset][0], "metricName": NAMES[metric][0],
+                 "baselineName": NAMES[baseline][0] if baseline else None, "better": METRIC_BETTER[metric],
+                 "paper": f"paper:{paper}", "start": ev.start, "end": ev.end, "sentenceStart": ev.sentence_start,
+                 "sentenceEnd": ev.sentence_end}
+        nodes.append(Node(rid, "Result", f"{value} {NAMES[metric][0]}", (), (f"paper:{paper}",), 1,
+                          {k: v for k, v in props.items() if v not in (None, "")}))
+        edges.append(Edge(f"paper:{paper}", rid, "REPORTS", (ev,)))
+        for etype, target in (("ACHIEVED_BY", method), ("ON_DATASET", dataset), ("ON_METRIC", metric), ("AGAINST", baseline)):
+            if target:
+                edges.append(Edge(rid, target, etype, (ev,)))
     for pid, (year, area, title, entities) in PAPERS.items():
         props = {"sourceId": pid, "title": title, "venue": "ICLR", "abstract": " ".join(abstracts.get(pid, [f"Abstract of {title}."]))}
         props |= {"year": year} if year else {}

@@ -17,23 +17,26 @@ from kg import queries
 
 GOLDEN = Path(__file__).parents[1] / "golden" / "queries"
 CASES = {
-    "methods_for_problem": {"problem": "facility location problem"},
-    "problems_for_method": {"method": "online rounding algorithms"},
+    "methods_for_problem": {"problem": "image generation"},
+    "problems_for_method": {"method": "SVR"},
     "top_entities": {"type": "Method", "limit": 5},
     "co_occurring": {"entity": "stochastic gradient descent", "limit": 5},
     "papers_for_entity": {"entity": "SGD"},
     "paper_profile": {"paper": "4f30a836fb1a6d04"},
-    "bounds_for_problem": {"problem": "optimal transport"},
+    "bounds_for_problem": {"problem": "transformer"},
     "bound_improvements": {},
     "bound_gaps": {},
-    "outperforms": {"method": "AdamW"},
-    "datasets_for_method": {"method": "training strategy"},
-    "methods_on_dataset": {"dataset": "multiple benchmarks"},
+    "outperforms": {"method": "SVR"},
+    "datasets_for_method": {"method": "cycle-consistency objective"},
+    "methods_on_dataset": {"dataset": "CIFAR10"},
     "new_in_corpus": {"type": "Method", "year": 2026},
     "rising_entities": {"type": "Method"},
-    "similar_papers": {"paper": "f34b8a6c6ef8640a", "k": 3},
+    "similar_papers": {"paper": "d14dfffd76bf42b3", "k": 3},
     "connection": {"a": "SGD", "b": "transformers"},
     "area_overview": {"primary_area": "optimization"},
+    "results_for_method": {"method": "DeMo"},
+    "claims_over_baseline": {"baseline": "AdamW-DDP"},
+    "leaderboard": {"dataset": "CIFAR10", "metric": "accuracy"},
 }
 
 

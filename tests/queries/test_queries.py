@@ -18,6 +18,7 @@ ISSUE_QUERIES = {
     "paper_profile", "bounds_for_problem", "bound_improvements", "bound_gaps", "outperforms",
     "datasets_for_method", "methods_on_dataset", "new_in_corpus", "rising_entities", "similar_papers",
     "connection", "area_overview",
+    "leaderboard", "results_for_method", "claims_over_baseline",  # results as data
 }
 
 
@@ -288,3 +289,21 @@ def test_queries_time_and_similarity(fixture_built) -> None:
     assert [(r["section"], r["name"]) for r in overview] == [
         ("Bound", "error"), ("Method", "stochastic gradient descent"), ("Problem", "Online Facility Location"),
     ]
+
+
+def test_queries_leaderboard_orders_by_the_metrics_better_direction_and_breaks_ties(fixture_built) -> None:
+    rows = queries.run("leaderboard", {"dataset": "ImageNet", "metric": "Frechet Inception Distance"}, "python",
+                       graph=fixture_built.graph)
+    # FID: lower is better; DiT's best of 2.27 and 2.10 is 2.10; U-Net reports 3.5 twice, the lower id wins
+    assert [(r["method"], r["value"], r["result"], r["better"]) for r in rows] == [
+        ("Diffusion Transformer", "2.10", "result:p7:0", "down"), ("U-Net", "3.5", "result:p6:0", "down")]
+    assert rows[0]["evidence"] == "In p7, 2.10 appears." and rows[0]["year"] == 2026
+
+
+def test_queries_results_for_a_method_and_claims_over_a_baseline(fixture_built) -> None:
+    own = queries.run("results_for_method", {"method": "DiT"}, "python", graph=fixture_built.graph)
+    assert [(r["value"], r["kind"], r["baseline"]) for r in own] == [("2.27", "score", None), ("20%", "change", "U-Net"),
+                                                                      ("2.10", "score", None)]
+    claims = queries.run("claims_over_baseline", {"baseline": "UNet"}, "python", graph=fixture_built.graph)
+    assert [(r["method"], r["value"], r["direction"], r["metric"], r["dataset"]) for r in claims] == [
+        ("Diffusion Transformer", "20%", "down", "FID", "ImageNet")]

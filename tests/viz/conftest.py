@@ -2,7 +2,8 @@
 
 The graph has the shapes the explorer must handle: papers with abstracts, entities with aliases,
 MENTIONS evidence with offsets into sentences, typed relations, two bounds (one improving on the
-other) and one hostile paper whose title, abstract, url and entity name carry markup.
+other), reported results, and one hostile paper whose title, abstract, url, entity name and result
+carry markup.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ def _entity(nid: str, label: str, name: str, papers: tuple[str, ...], aliases: t
     return Node(nid, label, name, aliases=aliases, papers=papers, mentions=len(papers))
 
 
+RESULT_START = len(S1) + 1 + S2.index("2%")
 ABSTRACTS = {"paper:p1": f"{S1} {S2}", "paper:p2": S3, "paper:p3": S4, "paper:evil": HOSTILE_ABSTRACT}
 
 
@@ -72,6 +74,12 @@ def make_graph() -> GraphDocument:
         Node("bound:p2:new", "Bound", "O(sqrt(T))", papers=("paper:p2",), mentions=1,
              properties={"text": "O(sqrt(T))", "expression": "O(sqrt(T))", "unicode": "O(√T)", "notation": "O",
                          "quantity": "regret", "role": "new"}),
+        Node("result:p1:0", "Result", "2% error rate", papers=("paper:p1",), mentions=1,
+             properties={"value": "2%", "unit": "%", "kind": "score", "qualifier": "below", "methodName": "EqProp",
+                         "metricName": "error rate", "datasetName": "MNIST", "better": "down", "start": RESULT_START}),
+        Node("result:evil:0", "Result", "9% <i>gain</i>", papers=("paper:evil",), mentions=1,
+             properties={"value": "9%", "kind": "change", "direction": "up", "methodName": HOSTILE_NAME,
+                         "setting": "<script>window.__pwned=7</script>", "start": 0}),
         Node("bound:p2:prior", "Bound", "O(T^(2/3))", papers=("paper:p2",), mentions=1,
              properties={"text": "O(T^(2/3))", "expression": "O(T^(2/3))", "unicode": "O(T²ᐟ³)", "notation": "O",
                          "quantity": "regret", "role": "prior"}),
@@ -96,6 +104,11 @@ def make_graph() -> GraphDocument:
         Edge("bound:p2:new", "bound:p2:prior", "IMPROVES_ON", (_ev("paper:p2", S3, "improving on"),)),
         Edge("paper:evil", "method:graphnet", "MENTIONS",
              (_ev("paper:evil", HOSTILE_ABSTRACT, "GraphNet"),)),
+        Edge("paper:p1", "result:p1:0", "REPORTS", (_ev("paper:p1", S2, "2%"),)),
+        Edge("result:p1:0", "method:equilibrium propagation", "ACHIEVED_BY", (_ev("paper:p1", S2, "2%"),)),
+        Edge("result:p1:0", "dataset:mnist", "ON_DATASET", (_ev("paper:p1", S2, "2%"),)),
+        Edge("result:p1:0", "metric:error rate", "ON_METRIC", (_ev("paper:p1", S2, "2%"),)),
+        Edge("paper:evil", "result:evil:0", "REPORTS", (_ev("paper:evil", HOSTILE_ABSTRACT, "GraphNet"),)),
     ]
     return GraphDocument(nodes=tuple(sorted(nodes, key=lambda n: n.id)),
                          edges=tuple(sorted(edges, key=lambda e: e.key)))

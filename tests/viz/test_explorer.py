@@ -165,7 +165,7 @@ def test_explorer_year_and_support_filters(overview):
     page.fill("#min-support", "2")
     page.press("#min-support", "Tab")
     shown = page.evaluate(VISIBLE)
-    assert [i for i in shown if i.split(":")[0] not in ("paper", "bound")] == ["model:hopfield network"]
+    assert [i for i in shown if i.split(":")[0] not in ("paper", "bound", "result")] == ["model:hopfield network"]
 
 
 def test_explorer_bound_details_show_quantity_and_improvement(overview):
@@ -177,6 +177,17 @@ def test_explorer_bound_details_show_quantity_and_improvement(overview):
     assert page.locator("#details h3", has_text="Improves on").count() == 1
     page.click("#details button.bound")
     assert page.inner_text("#details h2") == "O(T²ᐟ³)"
+
+
+def test_explorer_paper_details_tabulate_its_results_and_a_result_shows_its_fields(overview):
+    page = overview
+    page.evaluate("(i) => window.kgExplorer.focusNode(i)", _index(page, "paper:p1"))
+    rows = page.locator("#details table.results tr")
+    assert rows.count() == 2
+    assert rows.nth(1).locator("td").all_inner_texts() == ["2%", "error rate", "MNIST", "EqProp", "", "below", ""]
+    page.evaluate("(i) => window.kgExplorer.focusNode(i)", _index(page, "result:p1:0"))
+    facts = page.locator("#details .result-facts li").all_inner_texts()
+    assert {"as written: 2%", "metric: error rate", "better: down", "dataset: MNIST", "qualifier: below"} <= set(facts)
 
 
 def test_explorer_hostile_text_is_inert(overview):
@@ -194,6 +205,8 @@ def test_explorer_hostile_text_is_inert(overview):
     # the evidence sentence (the whole hostile abstract) is text too, with its mention marked
     page.evaluate("(i) => window.kgExplorer.focusNode(i)", _index(page, "method:graphnet"))
     assert page.locator("#details blockquote mark").all_inner_texts() == ["GraphNet"]
+    page.evaluate("(i) => window.kgExplorer.focusNode(i)", _index(page, "paper:evil"))
+    assert page.locator("#details table.results td").all_inner_texts()[-1] == "<script>window.__pwned=7</script>"
     page.wait_for_timeout(200)
     assert page.evaluate("window.__pwned") is None
     assert page.dialogs == [] and page.errors == [] and page.attempted == []

@@ -293,7 +293,29 @@ void main(void) { gl_FragColor = v_color; }
         box.appendChild(a);
       } else if (p.url) box.appendChild(el("p", p.url, "url"));
       if (p.authors) box.appendChild(el("p", p.authors.join(", "), "authors"));
+      if (p.results) {
+        box.appendChild(el("h3", `Results (${p.results.length})`));
+        const table = el("table", null, "results");
+        const head = el("tr");
+        for (const c of ["value", "metric", "dataset", "method", "against", "qualifier", "setting"]) head.appendChild(el("th", c));
+        table.appendChild(head);
+        for (const row of p.results) {
+          const tr = el("tr");
+          for (const cell of row) tr.appendChild(el("td", cell));
+          table.appendChild(tr);
+        }
+        box.appendChild(table);
+      }
       if (p.abstract) { box.appendChild(el("h3", "Abstract")); box.appendChild(el("p", p.abstract, "abstract")); }
+    }
+    if (n.label === "Result") {
+      const p = n.props;
+      const ul = el("ul", null, "result-facts");
+      const change = p.kind === "change" ? `change${p.direction ? `, ${p.direction}` : ""}` : p.kind;
+      for (const [k, v] of [["as written", p.value], ["kind", change], ["unit", p.unit], ["qualifier", p.qualifier],
+        ["metric", p.metricName], ["better", p.better], ["dataset", p.datasetName], ["by", p.methodName],
+        ["against", p.baselineName], ["setting", p.setting]]) if (v) ul.appendChild(el("li", `${k}: ${v}`));
+      box.appendChild(ul);
     }
     if (n.label === "Bound") {
       const p = n.props;

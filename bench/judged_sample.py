@@ -1,0 +1,92 @@
+"""A reader's judgement of what the graph holds: precision of the Method, Problem and Dataset nodes
+extracted from random corpus abstracts outside every annotated split, per extractor.
+
+usage:
+    python bench/judged_sample.py prepare [--n 30] [--extractors scierc.v1 indomain.v1]
+        writes training/indomain/judged/items.jsonl: one line per (paper, label, name) node, from all
+        extractors pooled and shuffled, and key.jsonl (which extractors found each item), so the
+        reader, who reads items.jsonl only, does not know which extractor found what
+    python bench/judged_sample.py score
+        reads items.jsonl, key.jsonl and the reader's verdicts.jsonl ({"item", "correct": true|false})
+        and prints the precision per extractor and label
+
+A node is correct when it names a method, problem or dataset of that type as the abstract uses it
+(entities-GUIDELINES.md), with no generic word for a name ("benchmark datasets", "our method").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from collections import defaultdict
+from pathlib import Path
+
+from kg.extractors import extract
+from kg.records import Abstract
+from kg.resolve import build_graph
+from kg.training.annotations import corpus, forbidden_ids, load_sample
+
+OUT = Path(__file__).resolve().parents[1] / "training" / "indomain" / "judged"
+LABELS = ("Method", "Problem", "Dataset")
+SEED = 30
+
+
+def draw(n: int) -> list[Abstract]:
+    taken = forbidden_ids() | {r["id"] for r in load_sample()}
+    pool = sorted(r.id for r in corpus().values() if r.corpus == "iclr2026.jsonl.gz" and r.id not in taken
+                  and len(r.abstract.split()) >= 40)
+    ids = random.Random(SEED).sample(pool, n)
+    return [Abstract(i, corpus()[i].abstract, title=corpus()[i].title) for i in ids]
+
+
+def prepare(n: int, extractors: list[str]) -> None:
+    abstracts = draw(n)
+    found: dict[tuple[str, str, str], set[str]] = defaultdict(set)
+    for name in extractors:
+        for a, x in zip(abstracts, extract(abstracts, extractor=name)):
+            graph = build_graph([(a, x)])
+            for node in graph.nodes:
+                if node.label in LABELS:
+                    found[(a.id, node.label, node.name)].add(name)
+    items = sorted(found)
+    random.Random(SEED).shuffle(items)
+    OUT.mkdir(parents=True, exist_ok=True)
+    with open(OUT / "items.jsonl", "w", encoding="utf-8") as fh, open(OUT / "key.jsonl", "w", encoding="utf-8") as key:
+        for i, (paper, label, name) in enumerate(items):
+            fh.write(json.dumps({"item": i, "paper": paper, "label": label, "name": name}, ensure_ascii=False) + "\n")
+            key.write(json.dumps({"item": i, "extractors": sorted(found[(paper, label, name)])}) + "\n")
+    print(f"{len(abstracts)} abstracts, {len(items)} nodes to judge -> {OUT / 'items.jsonl'}")
+
+
+def score() -> None:
+    items = [json.loads(line) for line in open(OUT / "items.jsonl", encoding="utf-8")]
+    key = {k["item"]: k["extractors"] for k in map(json.loads, open(OUT / "key.jsonl", encoding="utf-8"))}
+    verdicts = {v["item"]: v["correct"] for v in map(json.loads, open(OUT / "verdicts.jsonl", encoding="utf-8"))}
+    missing = [i["item"] for i in items if i["item"] not in verdicts]
+    if missing:
+        raise SystemExit(f"verdicts.jsonl has no verdict for items {missing[:10]}…")
+    table: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for item in items:
+        for name in key[item["item"]]:
+            for label in (item["label"], "all"):
+                table[(name, label)][0] += verdicts[item["item"]]
+                table[(name, label)][1] += 1
+    print(f"{'extractor':>12s} {'label':>8s} {'nodes':>6s} {'correct':>8s} {'precision':>9s}")
+    for (name, label), (right, n) in sorted(table.items()):
+        print(f"{name:>12s} {label:>8s} {n:6d} {right:8d} {100 * right / n:8.1f}%")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("prepare")
+    p.add_argument("--n", type=int, default=30)
+    p.add_argument("--extractors", nargs="+", default=["scierc.v1", "indomain.v1"])
+    sub.add_parser("score")
+    args = parser.parse_args()
+    prepare(args.n, args.extractors) if args.cmd == "prepare" else score()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,151 @@
+"""The in-domain recogniser: Method, Model, Problem, Dataset and Metric mentions as the graph wants them.
+
+``kg/models/indomain`` holds a spaCy encoder and ``ner`` trained on ML abstracts annotated here in
+the graph's own schema (``python -m kg.training.indomain``), plus two small JSON models: the
+mention confidence (``mentions.json``) and the paper roles (``roles.json``, ``kg.extractors.roles``).
+The recogniser is sourced into the English pipeline beside the parser; ``kg_entities`` turns its
+spans into mentions: markup trimmed, acronyms tied to their long forms (in the text, or in a title
+such as "DeMo: Decoupled Momentum Optimization"), every repeat of a name the recogniser found once
+marked too (the guidelines annotate repeats), and a calibrated confidence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from importlib.resources import as_file, files
+from pathlib import Path
+
+import spacy
+from spacy.language import Language
+from spacy.pipeline.tok2vec import Tok2VecListener
+from spacy.tokens import Doc
+
+from kg.extractors.abbreviations import title_abbreviation
+from kg.extractors.roles import LinearHeads
+from kg.extractors.rules import canonical
+from kg.extractors.text import trim_markup, word_occurrences
+from kg.records import Mention
+
+EXTRACTOR_NAME = "indomain.v1"
+MODEL_NAME = "indomain"
+
+
+def model_path(name: str = MODEL_NAME) -> Path:
+    """The shipped model folder (package data)."""
+    with as_file(files("kg.models") / name) as path:
+        return Path(path)
+
+
+def source_indomain(nlp: Language, path: Path | None = None) -> Language:
+    """Add the in-domain encoder and recogniser to ``nlp`` (the encoder renamed, in case ``nlp`` has its own)."""
+    trained = spacy.load(path or model_path())
+    # The encoder reads the in-domain floret table: the English pipeline (which has none) takes it over.
+    nlp.vocab.vectors = trained.vocab.vectors
+    for node in trained.get_pipe("ner").model.walk():
+        if isinstance(node, Tok2VecListener):
+            node.upstream_name = "indomain_tok2vec"
+    nlp.add_pipe("tok2vec", name="indomain_tok2vec", source=trained)
+    nlp.add_pipe("ner", name="indomain_ner", source=trained)
+    nlp._link_components()
+    return nlp
+
+
+def mention_features(m: Mention, source: str, count: int) -> list[str]:
+    """What the confidence model reads about one mention: label, where it came from, its shape."""
+    words = m.text.split()
+    lab = m.label
+    shape = ("acronym" if re.fullmatch(r"[A-Z][A-Za-z0-9\-+.]*[A-Z0-9+]s?", m.text) and len(words) == 1
+             else "capitalised" if all(w[:1].isupper() for w in words)
+             else "lower" if m.text.islower() else "mixed")
+    return [
+        f"label={lab}",
+        f"source={source}|{lab}",
+        f"words={min(len(words), 5)}|{lab}",
+        f"shape={shape}|{lab}",
+        f"digit={any(c.isdigit() for c in m.text)}|{lab}",
+        f"count={min(count, 4)}|{lab}",
+        f"head={words[-1].lower() if words else ''}|{lab}",
+        f"first={words[0].lower() if words else ''}|{lab}",
+        f"abbreviation={bool(m.aliases)}|{lab}",
+    ]
+
+
+@Language.factory("kg_entities", default_config={"confidence": None})
+def make_entities(nlp: Language, name: str, confidence: str | None) -> EntityMentions:
+    """spaCy factory: recogniser spans -> ``doc._.kg_mentions`` (confidence weights from ``confidence``)."""
+    return EntityMentions(LinearHeads.from_disk(confidence) if confidence else None)
+
+
+class EntityMentions:
+    """Sets ``doc._.kg_mentions`` from ``doc.ents`` and ``doc._.abbreviations``."""
+
+    def __init__(self, confidence: LinearHeads | None) -> None:
+        self.confidence = confidence
+
+    def __call__(self, doc: Doc) -> Doc:
+        text = doc.text
+        sents = [(s.start_char, s.end_char) for s in doc.sents] if doc.has_annotation("SENT_START") else [(0, len(text))]
+        found: list[tuple[int, int, str, str]] = []  # start, end, label, source
+        for span in doc.ents:
+            start, end = trim_markup(text, span.start_char, span.end_char)
+            if end > start and canonical(text[start:end]):
+                found.append((start, end, span.label_, "ner"))
+        found = self._with_abbreviations(doc, text, found)
+        found = _with_repeats(text, found)
+        counts: dict[str, int] = {}
+        for s, e, _, _ in found:
+            counts[text[s:e]] = counts.get(text[s:e], 0) + 1
+        pairs = {a.short: (a.long, a.short) for a in getattr(doc._, "abbreviations", ())}
+        long_spans = {(a.long_start, a.long_end): (a.long, a.short) for a in getattr(doc._, "abbreviations", ())}
+        titled = title_abbreviation(doc.user_data.get("title", ""))
+        if titled and titled[1] not in pairs:  # "DeMo: Decoupled Momentum Optimization" as the title
+            pairs[titled[1]] = titled
+        mentions = []
+        for start, end, label, source in found:
+            surface = text[start:end]
+            aliases = pairs.get(surface) or long_spans.get((start, end)) or ()
+            key = canonical(aliases[0]) if aliases else canonical(surface)
+            ss, se = next(((a, b) for a, b in sents if a <= start < b), (start, end))
+            m = Mention(start, end, surface, label, key, ss, se, f"{EXTRACTOR_NAME}:{source}", 1.0, aliases)
+            if self.confidence is not None:
+                p = self.confidence.probability("mention", mention_features(m, source, counts[surface]))
+                m = replace(m, confidence=round(p, 3))
+            mentions.append(m)
+        doc._.kg_mentions = tuple(mentions)
+        return doc
+
+    @staticmethod
+    def _with_abbreviations(doc: Doc, text: str, found: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:
+        """A defined acronym takes its long form's label and the long form its acronym's: both are mentions."""
+        by_span = {(s, e): lab for s, e, lab, _ in found}
+        extra = []
+        for a in getattr(doc._, "abbreviations", ()):
+            long_label = by_span.get((a.long_start, a.long_end))
+            short_label = by_span.get((a.short_start, a.short_end))
+            if long_label and not short_label:
+                extra.append((a.short_start, a.short_end, long_label, "abbreviation"))
+            elif short_label and not long_label:
+                start, end = trim_markup(text, a.long_start, a.long_end)
+                if end > start:
+                    extra.append((start, end, short_label, "abbreviation"))
+        return _without_overlaps(found, extra)
+
+
+def _with_repeats(text: str, found: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:
+    """Every other occurrence of a recognised name, with the label it had (the first label seen)."""
+    labels: dict[str, str] = {}
+    for s, e, lab, _ in sorted(found):
+        labels.setdefault(text[s:e], lab)
+    extra = [(s, s + len(surface), lab, "repeat") for surface, lab in labels.items() for s in word_occurrences(text, surface)]
+    return _without_overlaps(found, extra)
+
+
+def _without_overlaps(kept: Sequence[tuple], extra: Sequence[tuple]) -> list[tuple]:
+    """``kept`` plus the ``extra`` spans (longest first) that overlap nothing already there."""
+    out = list(kept)
+    for cand in sorted(extra, key=lambda c: (c[0] - c[1], c[0])):
+        if all(cand[1] <= k[0] or cand[0] >= k[1] for k in out):
+            out.append(cand)
+    return sorted(out)

@@ -1,0 +1,225 @@
+"""Paper roles: what the paper does with each entity it names, as a trained classifier.
+
+For every entity of an abstract (its mentions grouped by name, an acronym with its long form) a
+logistic model per role decides whether the paper proposes it, addresses it, uses it, evaluates
+on it or compares with it.  Features are the entity's label, where and how often it occurs, the
+title, and the words around each mention and in its sentences (cue phrases: "we propose",
+"outperforms", "on the ... benchmark").  Weights are trained by ``python -m kg.training.indomain``
+and shipped as JSON beside the recogniser (``roles.json``); a role's probability is the
+confidence of the edge it becomes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from kg.records import Mention, Relation
+
+ROLE_LABELS: dict[str, tuple[str, ...]] = {
+    "proposes": ("Method", "Model", "Dataset"),
+    "addresses": ("Problem",),
+    "uses": ("Method", "Model"),
+    "evaluated_on": ("Dataset",),
+    "compared_with": ("Method", "Model"),
+}
+"""Each role and the entity labels it can hold (what the guidelines' paper facts range over)."""
+
+ROLE_EDGES = {"proposes": "PROPOSES", "addresses": "ADDRESSES", "uses": "USES",
+              "evaluated_on": "EVALUATED_ON", "compared_with": "COMPARED_WITH"}
+"""The graph edge each role becomes: PROPOSES/ADDRESSES from the paper, the others from what it proposes."""
+
+_WORD = re.compile(r"[a-z][a-z\-]*|\d+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\\$(\"“])|\n\s*\n")
+_OUTPERFORM = re.compile(r"\b(outperform\w*|surpass\w*|beat\w*|exceed\w*|better than|superior to)\b", re.I)
+
+
+def sentences(text: str) -> list[tuple[int, int]]:
+    """Sentence offsets by punctuation: the same split at training and at extraction time."""
+    bounds, start = [], 0
+    for m in _SENTENCE_END.finditer(text):
+        bounds.append((start, m.start()))
+        start = m.end()
+    bounds.append((start, len(text)))
+    return [(s, e) for s, e in bounds if e > s]
+
+
+@dataclass(frozen=True, slots=True)
+class Entity:
+    """One entity of an abstract: its label and the offsets of its mentions, the first being its name."""
+
+    key: str
+    label: str
+    spans: tuple[tuple[int, int], ...]
+
+
+def _bucket(n: int, edges: Sequence[int]) -> int:
+    return next((i for i, e in enumerate(edges) if n <= e), len(edges))
+
+
+def features(text: str, title: str, entity: Entity, entities: Sequence[Entity]) -> list[str]:
+    """The feature names of one entity (binary features; the model sums their weights)."""
+    sents = sentences(text)
+    lab = entity.label
+    f = [f"label={lab}", f"mentions={_bucket(len(entity.spans), (1, 2, 4))}|{lab}"]
+    surfaces = {text[s:e] for s, e in entity.spans}
+    low_title = title.lower()
+    if any(s.lower() in low_title for s in surfaces if len(s) > 1):
+        f.append(f"in_title|{lab}")
+        if any(low_title.startswith(s.lower()) for s in surfaces):
+            f.append(f"title_starts|{lab}")
+    if any(re.search(r"[A-Z].*[A-Z]|\d", s) for s in surfaces):
+        f.append(f"name_like|{lab}")
+    if len(entity.spans) > 1 and any(text[e : e + 2] == " (" for s, e in entity.spans):
+        f.append(f"defined|{lab}")
+    same_label = sorted((en for en in entities if en.label == lab), key=lambda en: en.spans[0][0])
+    f.append(f"rank={min(same_label.index(entity), 3)}|{lab}")
+    most = max(len(en.spans) for en in same_label)
+    if len(entity.spans) == most:
+        f.append(f"most_mentioned|{lab}")
+    first = entity.spans[0][0]
+    sent_index = next((i for i, (s, e) in enumerate(sents) if s <= first < e), 0)
+    f.append(f"first_sent={_bucket(sent_index, (0, 1, 2))}|{lab}")
+    f.append(f"first_pos={_bucket(int(4 * first / max(1, len(text))), (0, 1, 2))}|{lab}")
+    for s, e in entity.spans:
+        before = _WORD.findall(text[max(0, s - 60) : s].lower())[-4:]
+        after = _WORD.findall(text[e : e + 40].lower())[:3]
+        for w in before:
+            f.append(f"b:{w}|{lab}")
+        if before:
+            f.append(f"b1:{before[-1]}|{lab}")
+            f.append(f"b2:{' '.join(before[-2:])}|{lab}")
+        for w in after:
+            f.append(f"a:{w}|{lab}")
+        if after:
+            f.append(f"a1:{after[0]}|{lab}")
+        ss, se = next(((a, b) for a, b in sents if a <= s < b), (0, len(text)))
+        sentence = text[ss:se].lower()
+        for w in set(_WORD.findall(sentence)):
+            f.append(f"s:{w}|{lab}")
+        if re.search(r"\b(we|this paper|this work)\b", sentence):
+            f.append(f"s_we|{lab}")
+        m = _OUTPERFORM.search(sentence)
+        if m:
+            f.append(f"{'after' if s - ss > m.start() else 'before'}_outperform|{lab}")
+    return sorted(set(f))
+
+
+class LinearHeads:
+    """Logistic heads over binary feature names (weights per head), each with a threshold tuned on dev
+    and a calibration (``scale``, ``shift`` of the score, fitted on dev predictions: the heads are
+    trained on gold entities but run on recognised ones, which would make them overconfident).
+
+    Used for the roles (one head per role) and for mention confidence (one head).
+    """
+
+    def __init__(self, weights: dict[str, dict[str, float]], bias: dict[str, float], thresholds: dict[str, float],
+                 calibration: dict[str, tuple[float, float]] | None = None) -> None:
+        self.weights, self.bias, self.thresholds = weights, bias, thresholds
+        self.calibration = calibration or {}
+
+    @classmethod
+    def from_disk(cls, path: str | Path) -> LinearHeads:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        calibration = {h: (float(a), float(b)) for h, (a, b) in data.get("calibration", {}).items()}
+        return cls(data["weights"], data["bias"], data["thresholds"], calibration)
+
+    def to_disk(self, path: str | Path) -> None:
+        data = {"weights": self.weights, "bias": self.bias, "thresholds": self.thresholds,
+                "calibration": {h: list(ab) for h, ab in self.calibration.items()}}
+        Path(path).write_text(json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n", encoding="utf-8")
+
+    def score(self, head: str, feats: Sequence[str]) -> float:
+        """The head's raw score (log-odds before calibration)."""
+        w = self.weights[head]
+        return self.bias[head] + sum(w.get(x, 0.0) for x in feats)
+
+    def probability(self, head: str, feats: Sequence[str]) -> float:
+        scale, shift = self.calibration.get(head, (1.0, 0.0))
+        z = scale * self.score(head, feats) + shift
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+    def role_probabilities(self, feats: Sequence[str], label: str) -> dict[str, float]:
+        """Each role's probability for an entity of ``label`` (roles it cannot hold are left out)."""
+        return {role: self.probability(role, feats) for role, labels in ROLE_LABELS.items() if label in labels}
+
+
+def group_mentions(mentions: Sequence[Mention]) -> list[tuple[Entity, list[int]]]:
+    """Mentions grouped into entities by resolution key (an acronym joins its long form's group).
+
+    The group's first span is its name: the long form where the abstract spells one out.
+    """
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, m in enumerate(mentions):
+        key = m.canonical
+        groups.setdefault((key, m.label), []).append(i)
+    out = []
+    for (key, label), idx in groups.items():
+        named = sorted(idx, key=lambda i: (bool(mentions[i].aliases) and mentions[i].text == mentions[i].aliases[-1], mentions[i].start))
+        spans = tuple((mentions[i].start, mentions[i].end) for i in named)
+        out.append((Entity(key, label, spans), named))
+    return sorted(out, key=lambda g: g[0].spans[0][0])
+
+
+@Language.factory("kg_roles", default_config={"path": None})
+def make_roles(nlp: Language, name: str, path: str | None) -> RoleClassifier:
+    """spaCy factory: the paper-role classifier with weights from ``path`` (``roles.json``)."""
+    return RoleClassifier(LinearHeads.from_disk(path))
+
+
+class RoleClassifier:
+    """Adds the paper's role edges for the mentions in ``doc._.kg_mentions`` to ``doc._.kg_relations``.
+
+    PROPOSES and ADDRESSES come from the paper; USES, EVALUATED_ON and COMPARED_WITH from the
+    entity it most surely proposes (from the paper when it proposes none).  A comparison in a
+    sentence that says the proposal does better is OUTPERFORMS.  ``doc.user_data["title"]`` is
+    read when the caller sets it.
+    """
+
+    def __init__(self, model: LinearHeads) -> None:
+        self.model = model
+
+    def __call__(self, doc: Doc) -> Doc:
+        mentions = list(doc._.kg_mentions)
+        text, title = doc.text, doc.user_data.get("title", "")
+        grouped = group_mentions(mentions)
+        entities = [g for g, _ in grouped]
+        decided: list[tuple[str, int, float]] = []
+        for entity, idx in grouped:
+            probs = self.model.role_probabilities(features(text, title, entity, entities), entity.label)
+            for role, p in probs.items():
+                if p >= self.model.thresholds[role]:
+                    decided.append((role, idx[0], p))
+        proposed = max((d for d in decided if d[0] == "proposes"), key=lambda d: d[2], default=None)
+        relations = list(doc._.kg_relations)
+        for role, tail, p in decided:
+            m = mentions[tail]
+            head = None if role in ("proposes", "addresses") or proposed is None else proposed[1]
+            if head == tail:
+                continue
+            label = ROLE_EDGES[role]
+            if role == "compared_with" and _OUTPERFORM.search(text[m.sentence_start : m.sentence_end]):
+                label = "OUTPERFORMS"
+            relations.append(Relation(head, tail, label, m.sentence_start, m.sentence_end, "roles.v1", round(p, 3)))
+        doc._.kg_relations = tuple(relations)
+        return doc
+
+
+def entities_from_gold(text: str, gold_entities: Sequence[dict], key) -> list[tuple[Entity, str]]:
+    """Entities of a gold abstract grouped by canonical name, with the canonical each stands for."""
+    by_name: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    for e in gold_entities:
+        by_name.setdefault((e["canonical"], e["label"]), []).append((e["start"], e["end"]))
+    out = []
+    for (name, label), spans in by_name.items():
+        long_first = sorted(spans, key=lambda s: (text[s[0]:s[1]].isupper() and len(spans) > 1, s[0]))
+        out.append((Entity(key(name), label, tuple(long_first)), name))
+    return sorted(out, key=lambda g: g[0].spans[0][0])
+

