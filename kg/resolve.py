@@ -66,7 +66,7 @@ def build_graph(pairs: Iterable[tuple[Abstract, Extraction]]) -> GraphDocument:
                 edges[(bound_ids[i], "IMPROVES_ON", bound_ids[b.improves_on])].append(ev)
 
         for i, r in enumerate(extraction.results):
-            _add_result(nodes, edges, abstract, paper, node_id("Result", f"{abstract.id}:{i}"), r, ids)
+            _add_result(nodes, edges, abstract, paper, node_id("Result", f"{abstract.id}:{i}"), r, ids, extraction.entities)
 
     _link_narrower_problems(nodes, edges)
     node_records = tuple(acc.to_node(nid) for nid, acc in sorted(nodes.items()))
@@ -83,8 +83,10 @@ RESULT_EDGES = (("method_entity", "ACHIEVED_BY"), ("dataset_entity", "ON_DATASET
 """The name fields of a result that become edges when they point at a mention."""
 
 
-def _add_result(nodes: dict, edges: dict, abstract: Abstract, paper: str, nid: str, r: Result, ids: list[str]) -> None:
-    """A Result node with its number and names, reported by the paper, linked to the entities it names."""
+def _add_result(nodes: dict, edges: dict, abstract: Abstract, paper: str, nid: str, r: Result, ids: list[str],
+                mentions: Sequence[Mention]) -> None:
+    """A Result node with its number and names, reported by the paper (evidence: the number), linked
+    to the entities it names (evidence: the mention named)."""
     from kg.extractors.results import better_direction
 
     props = {
@@ -102,7 +104,9 @@ def _add_result(nodes: dict, edges: dict, abstract: Abstract, paper: str, nid: s
     for field, etype in RESULT_EDGES:
         index = getattr(r, field)
         if index is not None and 0 <= index < len(ids):
-            edges[(nid, etype, ids[index])].append(ev)
+            m = mentions[index]
+            edges[(nid, etype, ids[index])].append(
+                _evidence(abstract, m.start, m.end, m.sentence_start, m.sentence_end, r.rule, r.confidence))
 
 
 def confident(x: Extraction, threshold: float) -> Extraction:

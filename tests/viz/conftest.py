@@ -105,9 +105,9 @@ def make_graph() -> GraphDocument:
         Edge("paper:evil", "method:graphnet", "MENTIONS",
              (_ev("paper:evil", HOSTILE_ABSTRACT, "GraphNet"),)),
         Edge("paper:p1", "result:p1:0", "REPORTS", (_ev("paper:p1", S2, "2%"),)),
-        Edge("result:p1:0", "method:equilibrium propagation", "ACHIEVED_BY", (_ev("paper:p1", S2, "2%"),)),
-        Edge("result:p1:0", "dataset:mnist", "ON_DATASET", (_ev("paper:p1", S2, "2%"),)),
-        Edge("result:p1:0", "metric:error rate", "ON_METRIC", (_ev("paper:p1", S2, "2%"),)),
+        Edge("result:p1:0", "method:equilibrium propagation", "ACHIEVED_BY", (_ev("paper:p1", S2, "EqProp"),)),
+        Edge("result:p1:0", "dataset:mnist", "ON_DATASET", (_ev("paper:p1", S2, "MNIST"),)),
+        Edge("result:p1:0", "metric:error rate", "ON_METRIC", (_ev("paper:p1", S2, "error rate"),)),
         Edge("paper:evil", "result:evil:0", "REPORTS", (_ev("paper:evil", HOSTILE_ABSTRACT, "GraphNet"),)),
     ]
     return GraphDocument(nodes=tuple(sorted(nodes, key=lambda n: n.id)),

@@ -60,10 +60,10 @@ def test_explorer_loads_offline_and_saves_overview(overview):
     page = overview
     assert page.attempted == []
     assert page.errors == []
-    assert page.inner_text("#status") == "14 of 14 nodes shown"
+    assert page.inner_text("#status") == "16 of 16 nodes shown"
     assert page.inner_text("#title") == "Fixture graph"
-    assert page.evaluate("window.kgExplorer.sigma.getGraph().order") == 14
-    assert page.evaluate("window.kgExplorer.state.edgesDrawn") == 16
+    assert page.evaluate("window.kgExplorer.sigma.getGraph().order") == 16
+    assert page.evaluate("window.kgExplorer.state.edgesDrawn") == 21
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "explorer-overview.png"))
 
@@ -96,9 +96,9 @@ def test_explorer_click_shows_evidence_with_mention_marked(overview):
     page.mouse.click(x, y)
     assert page.inner_text("#details h2") == "MNIST"
     quotes = page.locator("#details blockquote")
-    assert quotes.count() == 2
+    assert quotes.count() == 3  # MENTIONS, EVALUATED_ON and the result's ON_DATASET
     assert quotes.first.inner_text().startswith("EqProp trains Hopfield networks on MNIST")
-    assert page.locator("#details blockquote mark").all_inner_texts() == ["MNIST", "MNIST"]
+    assert page.locator("#details blockquote mark").all_inner_texts() == ["MNIST", "MNIST", "MNIST"]
     assert page.locator("#details .papers a").get_attribute("href") == "https://openreview.net/forum?id=p1"
 
 
@@ -114,7 +114,7 @@ def test_explorer_hover_dims_the_rest(overview):
     page.mouse.move(x, y)
     page.wait_for_function("window.kgExplorer.state.hovered !== null")
     focused = page.evaluate("window.kgExplorer.state.focused.map((i) => window.kgExplorer.nodes[i].id).sort()")
-    assert focused == ["dataset:mnist", "method:equilibrium propagation", "paper:p1"]
+    assert focused == ["dataset:mnist", "method:equilibrium propagation", "paper:p1", "result:p1:0"]
     # on screen: the neighbour keeps its colour, the rest is washed out towards white
     assert _pixel(page, *eqprop) == method
     assert _pixel(page, *paper) == _hex(STYLE["Paper"]["color"])
@@ -144,11 +144,11 @@ def test_explorer_type_filter_hides_nodes(overview):
     page = overview
     every = page.evaluate(VISIBLE)
     page.click("#legend button[data-label='Method']")
-    assert page.inner_text("#status") == "11 of 14 nodes shown"
+    assert page.inner_text("#status") == "13 of 16 nodes shown"
     hidden = sorted(set(every) - set(page.evaluate(VISIBLE)))
     assert hidden == ["method:backpropagation", "method:equilibrium propagation", "method:graphnet"]
-    # the edge layer draws only edges between shown nodes: 16 less the 5 touching a method
-    assert page.evaluate("window.kgExplorer.state.edgesDrawn") == 11
+    # the edge layer draws only edges between shown nodes: 21 less the 6 touching a method
+    assert page.evaluate("window.kgExplorer.state.edgesDrawn") == 15
     assert page.get_attribute("#legend button[data-label='Method']", "aria-pressed") == "false"
     page.click("#legend button[data-label='Method']")
     assert page.evaluate(VISIBLE) == every
@@ -231,11 +231,11 @@ def test_explorer_ego_view_button_and_back(overview):
     page.click("#ego")
     assert page.evaluate(VISIBLE) == ["model:hopfield network", "paper:p1", "paper:p3"]
     page.click("#overview")
-    assert page.inner_text("#status") == "14 of 14 nodes shown"
+    assert page.inner_text("#status") == "16 of 16 nodes shown"
 
 
 def test_explorer_top_n_control(overview):
     page = overview
     page.eval_on_selector("#top-n", "(el) => { el.value = '3'; el.dispatchEvent(new Event('input')); el.dispatchEvent(new Event('change')); }")
-    assert page.inner_text("#status") == "3 of 14 nodes shown"
+    assert page.inner_text("#status") == "3 of 16 nodes shown"
     assert "model:hopfield network" in page.evaluate(VISIBLE)
