@@ -42,6 +42,7 @@ from kg.extractors.rules import canonical
 from kg.extractors.text import clean_for_nlp, trim_markup
 from kg.records import Abstract
 from kg.settings import shared_path
+from kg.training import parse_overrides
 from kg.training.annotations import LABELS as TYPES, load_gold
 from kg.training.vectors import BUCKETS, train_vectors
 
@@ -284,13 +285,6 @@ def train(output: Path = DEFAULT_OUTPUT, config: Path = DEFAULT_CONFIG, *, fract
     return record
 
 
-def _parse_value(value: str):
-    try:
-        return json.loads(value)
-    except ValueError:
-        return value
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
@@ -305,7 +299,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--set", nargs=2, action="append", default=[], metavar=("KEY", "VALUE"),
                         help="config override, e.g. --set training.max_steps 100")
     args = parser.parse_args(argv)
-    overrides = {key: _parse_value(value) for key, value in args.set}
+    overrides = parse_overrides(args.set)
     record = train(args.output, args.config, fraction=args.fraction, overrides=overrides, work_dir=args.work_dir,
                    test=args.test, limit=args.limit, scierc=args.scierc, vectors=args.vectors,
                    recogniser=args.recogniser)

@@ -23,6 +23,7 @@ from spacy.tokens import DocBin
 from spacy.util import filter_spans
 
 from kg.settings import shared_path
+from kg.training import parse_overrides
 import kg.extractors.relations  # noqa: F401  (registers the kg_relations factory)
 
 REPO = Path(__file__).resolve().parents[2]
@@ -138,13 +139,6 @@ def tune_threshold(nlp: spacy.language.Language, gold_path: Path, grid: tuple[fl
     return best
 
 
-def _parse_value(value: str):
-    try:
-        return json.loads(value)
-    except ValueError:
-        return value
-
-
 def main(argv: list[str] | None = None) -> None:
     """Command line: ``python -m kg.training.scierc [--data DIR] [--output DIR] [--limit N]``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -156,7 +150,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--set", nargs=2, action="append", default=[], metavar=("KEY", "VALUE"),
                         help="config override, e.g. --set training.max_steps 100")
     args = parser.parse_args(argv)
-    overrides = {key: _parse_value(value) for key, value in args.set}
+    overrides = parse_overrides(args.set)
     record = train(args.data, args.output, args.config, limit=args.limit, overrides=overrides,
                    work_dir=args.work_dir)
     print(json.dumps(record, indent=2, sort_keys=True))
