@@ -364,23 +364,19 @@ def claims_over_baseline(g: nx.MultiDiGraph, baseline: str, limit: int = 50) -> 
 
 
 def leaderboard(g: nx.MultiDiGraph, dataset: str, metric: str, limit: int = 25) -> list[dict]:
+    """Every score on the dataset for the metric, best first; ``kg.queries.post`` keeps each method's first."""
     better = g.nodes[metric].get("better")
-    best: dict[str, tuple[float, str]] = {}
+    rows = []
     for r, _ in _in(g, dataset, "ON_DATASET"):
         d = g.nodes[r]
         if d["label"] != "Result" or d.get("kind") != "score" or "ON_METRIC" not in g.succ[r].get(metric, {}):
             continue
         score = -d["low"] if better == "down" else d["high"]
-        for x, _ in _out(g, r, "ACHIEVED_BY"):
-            if x not in best or (-score, r) < (-best[x][0], best[x][1]):
-                best[x] = (score, r)
-    rows = []
-    for x, (score, r) in best.items():
-        d = g.nodes[r]
         paper = next(p for p, _ in _in(g, r, "REPORTS"))
-        rows.append((-score, _name(g, x), x, {
-            "method": _name(g, x), "id": x, "value": d["value"], "low": d["low"], "high": d["high"], "unit": d.get("unit"),
-            "qualifier": d.get("qualifier"), "better": better or "unknown", "result": r, "paper": paper,
-            "year": g.nodes[paper].get("year"), "evidence": _evidence(g, paper, d)}))
-    rows.sort(key=lambda row: row[:3])
-    return [row[3] for row in rows[:limit]]
+        for x, _ in _out(g, r, "ACHIEVED_BY"):
+            rows.append((-score, _name(g, x), x, r, {
+                "method": _name(g, x), "id": x, "value": d["value"], "low": d["low"], "high": d["high"],
+                "unit": d.get("unit"), "qualifier": d.get("qualifier"), "better": better or "unknown", "result": r,
+                "paper": paper, "year": g.nodes[paper].get("year"), "evidence": _evidence(g, paper, d)}))
+    rows.sort(key=lambda row: row[:4])
+    return [row[4] for row in rows]

@@ -2,7 +2,8 @@
 // summary: Each method's best reported score on a dataset for a metric, best first (the metric's better direction), with paper, year and evidence
 // params: dataset (Dataset), metric (Metric), limit (int = 25)
 // returns: method, id, value, low (float), high (float), unit, qualifier, better, result, paper, year (int), evidence
-// A metric whose better direction is unknown ranks higher numbers first.  Ties go to the lower result id.
+// A metric whose better direction is unknown ranks higher numbers first.  Ties go to the lower result
+// id.  Cypher keeps each method's best itself (kg.queries.post does it for SPARQL and Python).
 MATCH (:Dataset {id: $dataset})<-[:ON_DATASET]-(r:Result)-[:ON_METRIC]->(m:Metric {id: $metric})
 WHERE r.kind = 'score'
 MATCH (r)-[:ACHIEVED_BY]->(x)
