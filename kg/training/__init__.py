@@ -1,7 +1,7 @@
 """Reproducible training of the shipped spaCy pipelines."""
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations`` here: it would bind ``kg.training.annotations`` to the
+# __future__ feature, shadowing the submodule for ``from kg.training import annotations``.
 import json
 
 
