@@ -13,6 +13,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
+from kg.extractors.results import better_direction
 from kg.extractors.rules import canonical
 from kg.records import Abstract, Bound, Edge, Evidence, Extraction, GraphDocument, Mention, Node, Result
 from kg.schema import node_id
@@ -87,8 +88,6 @@ def _add_result(nodes: dict, edges: dict, abstract: Abstract, paper: str, nid: s
                 mentions: Sequence[Mention]) -> None:
     """A Result node with its number and names, reported by the paper (evidence: the number), linked
     to the entities it names (evidence: the mention named)."""
-    from kg.extractors.results import better_direction
-
     props = {
         "value": r.text, "low": r.low, "high": r.high, "unit": r.unit, "unitIri": QUDT_UNITS.get(r.unit),
         "kind": r.kind, "direction": r.direction,
@@ -151,14 +150,10 @@ def _link_narrower_problems(nodes: dict[str, _NodeAcc], edges: dict) -> None:
         for i in range(1, len(words)):
             broader = problems.get(" ".join(words[i:]))
             if broader:
+                first_paper = node_id("Paper", min(nodes[nid].papers))
                 edges[(nid, "IS_A", broader)].extend(
-                    replace(ev, rule=NARROWER_RULE) for ev in edges.get(_first_mentions(nodes[nid], nid, edges), ()))
+                    replace(ev, rule=NARROWER_RULE) for ev in edges.get((first_paper, "MENTIONS", nid), ()))
                 break
-
-
-def _first_mentions(acc: _NodeAcc, nid: str, edges: dict) -> tuple:
-    """The MENTIONS edge key of the first paper that names ``nid`` (its evidence is the link's)."""
-    return (node_id("Paper", min(acc.papers)), "MENTIONS", nid)
 
 
 class _Resolver:
@@ -232,8 +227,6 @@ class _NodeAcc:
         if self.count and self.label not in ("Paper", "Bound", "Result"):
             properties["confidence"] = round(self.confidence, 3)
         if self.label == "Metric":
-            from kg.extractors.results import better_direction
-
             properties["better"] = better_direction(name)  # leaderboards order by it
         return Node(nid, self.label, name, aliases, papers, self.count, properties)
 

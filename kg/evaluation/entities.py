@@ -161,16 +161,22 @@ def _matched(pred: list[str], gold: list[str]) -> int:
 
 def score_paper_facts(predictions: Iterable[dict], gold: Iterable[dict]) -> dict:
     """Per fact kind ``{"p","r","f1","pred","gold","tp"}`` (percent, one decimal, as the shared scorer)."""
-    pred = {d["id"]: paper_facts(d) for d in predictions}
+    return score_facts({d["id"]: paper_facts(d) for d in predictions}, gold)
+
+
+def score_facts(facts: dict[str, dict[str, list[str]]], gold: Iterable[dict], digits: int = 1) -> dict:
+    """The fact scores of names per paper and kind (``paper_facts`` of a prediction, or an annotation's
+    ``paper``) against the gold; a kind a paper's entry lacks counts as stating nothing."""
     counts = {k: [0, 0, 0] for k in FACTS}
     for g in gold:
-        P = pred.get(g["id"], {k: [] for k in FACTS})
+        stated = facts.get(g["id"], {})
         for k in FACTS:
+            P = list(dict.fromkeys(stated.get(k, [])))
             G = list(dict.fromkeys(g["paper"].get(k, [])))
-            counts[k][0] += _matched(P[k], G)
-            counts[k][1] += len(P[k])
+            counts[k][0] += _matched(P, G)
+            counts[k][1] += len(P)
             counts[k][2] += len(G)
-    return {k: _prf(*v, digits=1) for k, v in counts.items()}
+    return {k: _prf(*v, digits=digits) for k, v in counts.items()}
 
 
 def format_report(entities: dict, facts: dict) -> str:

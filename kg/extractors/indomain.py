@@ -12,7 +12,6 @@ marked too (the guidelines annotate repeats), and a calibrated confidence.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import replace
 from importlib.resources import as_file, files
 from pathlib import Path
@@ -25,7 +24,7 @@ from spacy.tokens import Doc
 from kg.extractors.abbreviations import title_abbreviation
 from kg.extractors.roles import LinearHeads
 from kg.extractors.rules import canonical
-from kg.extractors.text import trim_markup, word_occurrences
+from kg.extractors.text import trim_markup, without_overlaps, word_occurrences
 from kg.records import Mention
 
 EXTRACTOR_NAME = "indomain.v1"
@@ -92,7 +91,7 @@ class EntityMentions:
             start, end = trim_markup(text, span.start_char, span.end_char)
             if end > start and canonical(text[start:end]):
                 found.append((start, end, span.label_, "ner"))
-        found = self._with_abbreviations(doc, text, found)
+        found = _with_abbreviations(doc, text, found)
         found = _with_repeats(text, found)
         counts: dict[str, int] = {}
         for s, e, _, _ in found:
@@ -116,21 +115,21 @@ class EntityMentions:
         doc._.kg_mentions = tuple(mentions)
         return doc
 
-    @staticmethod
-    def _with_abbreviations(doc: Doc, text: str, found: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:
-        """A defined acronym takes its long form's label and the long form its acronym's: both are mentions."""
-        by_span = {(s, e): lab for s, e, lab, _ in found}
-        extra = []
-        for a in getattr(doc._, "abbreviations", ()):
-            long_label = by_span.get((a.long_start, a.long_end))
-            short_label = by_span.get((a.short_start, a.short_end))
-            if long_label and not short_label:
-                extra.append((a.short_start, a.short_end, long_label, "abbreviation"))
-            elif short_label and not long_label:
-                start, end = trim_markup(text, a.long_start, a.long_end)
-                if end > start:
-                    extra.append((start, end, short_label, "abbreviation"))
-        return _without_overlaps(found, extra)
+
+def _with_abbreviations(doc: Doc, text: str, found: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:
+    """A defined acronym takes its long form's label and the long form its acronym's: both are mentions."""
+    by_span = {(s, e): lab for s, e, lab, _ in found}
+    extra = []
+    for a in getattr(doc._, "abbreviations", ()):
+        long_label = by_span.get((a.long_start, a.long_end))
+        short_label = by_span.get((a.short_start, a.short_end))
+        if long_label and not short_label:
+            extra.append((a.short_start, a.short_end, long_label, "abbreviation"))
+        elif short_label and not long_label:
+            start, end = trim_markup(text, a.long_start, a.long_end)
+            if end > start:
+                extra.append((start, end, short_label, "abbreviation"))
+    return without_overlaps(found, extra)
 
 
 def _with_repeats(text: str, found: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:
@@ -139,13 +138,4 @@ def _with_repeats(text: str, found: list[tuple[int, int, str, str]]) -> list[tup
     for s, e, lab, _ in sorted(found):
         labels.setdefault(text[s:e], lab)
     extra = [(s, s + len(surface), lab, "repeat") for surface, lab in labels.items() for s in word_occurrences(text, surface)]
-    return _without_overlaps(found, extra)
-
-
-def _without_overlaps(kept: Sequence[tuple], extra: Sequence[tuple]) -> list[tuple]:
-    """``kept`` plus the ``extra`` spans (longest first) that overlap nothing already there."""
-    out = list(kept)
-    for cand in sorted(extra, key=lambda c: (c[0] - c[1], c[0])):
-        if all(cand[1] <= k[0] or cand[0] >= k[1] for k in out):
-            out.append(cand)
-    return sorted(out)
+    return without_overlaps(found, extra)

@@ -25,6 +25,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from kg.extractors.bounds import math_segments, sentence_spans
+from kg.extractors.rules import canonical
 from kg.records import Mention, Relation, Result
 
 RULE = "results.v1"
@@ -959,8 +960,6 @@ NAME_LABELS = {"method": ("Method", "Model"), "baseline": ("Method", "Model"), "
 def link_names(result: Result, mentions: Sequence[Mention]) -> Result:
     """``result`` with each name field pointing at the mention that spells it (same text, or the same
     resolution key; the one nearest the number), where there is one."""
-    from kg.extractors.rules import canonical
-
     links = {}
     for field, labels in NAME_LABELS.items():
         name = getattr(result, field)

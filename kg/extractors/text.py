@@ -9,6 +9,7 @@ untouched for the bound extractor.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 _MATH = re.compile(r"\$\$.+?\$\$|\$[^$]+\$", re.S)
 _URL = re.compile(r"(?:https?://|www\.)[^\s)\]>\"']+")
@@ -114,3 +115,18 @@ def word_occurrences(text: str, needle: str) -> list[int]:
             continue
         starts.append(s)
     return starts
+
+
+def without_overlaps(kept: Sequence[tuple], extra: Sequence[tuple]) -> list[tuple]:
+    """``kept`` spans plus the ``extra`` ones (longest first) that overlap nothing already there, in
+    text order; a span is a tuple that starts with its start and end offsets.
+
+    Example:
+        >>> without_overlaps([(0, 3, "a")], [(2, 5, "b"), (4, 9, "c"), (9, 10, "d")])
+        [(0, 3, 'a'), (4, 9, 'c'), (9, 10, 'd')]
+    """
+    out = list(kept)
+    for cand in sorted(extra, key=lambda c: (c[0] - c[1], c[0])):
+        if all(cand[1] <= k[0] or cand[0] >= k[1] for k in out):
+            out.append(cand)
+    return sorted(out)

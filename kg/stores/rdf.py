@@ -7,8 +7,8 @@ SPARQL parameters are bound with Oxigraph's ``substitutions`` (SEP-0007), never 
 from __future__ import annotations
 
 import hashlib
-from decimal import Decimal
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 from typing import Any

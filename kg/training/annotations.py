@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from kg.extractors.text import word_occurrences
+from kg.extractors.text import without_overlaps, word_occurrences
 from kg.settings import shared_path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -58,7 +58,6 @@ RESULT_FIELDS = ("low", "high", "unit", "kind", "direction", "qualifier", "metho
 KINDS = ("score", "change")
 DIRECTIONS = (None, "up", "down")
 QUALIFIERS = (None, "up to", "over", "below", "about", "average")
-SPLITS = ("train", "dev", "test")
 
 SEED = 20261202
 SAMPLE_SIZE = {"iclr2026.jsonl.gz": 640, "iclr-icml-neurips-older.jsonl.gz": 160}
@@ -191,11 +190,7 @@ def anchor_entities(text: str, triples: list, where: str) -> list[dict]:
             starts = [starts[k - 1] for k in wanted]
         for s in starts:
             cands.append((s, s + len(surface), label, canonical))
-    kept: list[tuple] = []
-    for c in sorted(cands, key=lambda c: (-(c[1] - c[0]), c[0])):
-        if all(c[1] <= k[0] or c[0] >= k[1] for k in kept):
-            kept.append(c)
-    return [{"start": s, "end": e, "label": lab, "canonical": can} for s, e, lab, can in sorted(kept)]
+    return [{"start": s, "end": e, "label": lab, "canonical": can} for s, e, lab, can in without_overlaps((), cands)]
 
 
 def anchor_results(text: str, drafts: list, where: str) -> list[dict]:
@@ -330,28 +325,14 @@ def load_gold(split: str | None = None, pass_: str = "a") -> list[dict]:
 def agreement() -> dict:
     """Pass b against pass a on the doubly annotated abstracts: entity exact/partial/untyped F1 per
     type, paper-fact F1 per kind, result detection and field agreement (the ceiling a model meets)."""
-    from kg.evaluation.entities import score_entities, score_paper_facts
+    from kg.evaluation.entities import score_entities, score_facts
     from kg.evaluation.results import score_results
 
     a = {g["id"]: g for g in load_gold(pass_="a")}
     b = [g for g in load_gold(pass_="b") if g["id"] in a]
     gold = [a[g["id"]] for g in b]
-    facts_b = [{"id": g["id"], "entities": [{"text": n} for k in FACTS for n in g["paper"][k]], **_fact_relations(g)}
-               for g in b]
-    return {"abstracts": len(b), "entities": score_entities(b, gold), "paper_facts": score_paper_facts(facts_b, gold),
-            "results": score_results(b, gold)}
-
-
-def _fact_relations(g: dict) -> dict:
-    """Paper facts written as contract relations over a list of names (proposes/addresses from the
-    paper, the others from a head), so the fact scorer reads an annotation as it reads a prediction."""
-    labels = {"proposes": "PROPOSES", "addresses": "ADDRESSES", "uses": "USES", "evaluated_on": "EVALUATED_ON",
-              "compared_with": "COMPARED_WITH"}
-    names = [(k, n) for k in FACTS for n in g["paper"][k]]
-    return {
-        "paper_relations": [{"tail": i, "label": labels[k]} for i, (k, _) in enumerate(names) if k in ("proposes", "addresses")],
-        "relations": [{"head": 0, "tail": i, "label": labels[k]} for i, (k, _) in enumerate(names) if k not in ("proposes", "addresses")],
-    }
+    return {"abstracts": len(b), "entities": score_entities(b, gold),
+            "paper_facts": score_facts({g["id"]: g["paper"] for g in b}, gold), "results": score_results(b, gold)}
 
 
 def render(record: dict) -> str:

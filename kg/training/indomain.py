@@ -35,7 +35,7 @@ from spacy.tokens import DocBin
 from spacy.util import filter_spans
 
 from kg.contract import to_contract
-from kg.evaluation.entities import names_match, score_entities, score_paper_facts
+from kg.evaluation.entities import names_match, score_entities, score_facts, score_paper_facts
 from kg.extractors.indomain import mention_features
 from kg.extractors.roles import ROLE_LABELS, LinearHeads, entities_from_gold, features, group_mentions
 from kg.extractors.rules import canonical
@@ -210,19 +210,8 @@ def _calibrate(heads: LinearHeads, extractions, docs: list[dict]) -> None:
 
 
 def _fact_f1(predicted: list[list[tuple[str, str, float]]], docs: list[dict], role: str, threshold: float) -> float:
-    tp = n_pred = n_gold = 0
-    for rows, d in zip(predicted, docs):
-        names = list(dict.fromkeys(n for r, n, p in rows if r == role and p >= threshold))
-        gold = list(dict.fromkeys(d["paper"].get(role, [])))
-        used = set()
-        for g in gold:
-            i = next((i for i, n in enumerate(names) if i not in used and names_match(n, g)), None)
-            if i is not None:
-                used.add(i)
-                tp += 1
-        n_pred += len(names)
-        n_gold += len(gold)
-    return 200 * tp / (n_pred + n_gold) if n_pred + n_gold else 0.0
+    facts = {d["id"]: {role: [n for r, n, p in rows if r == role and p >= threshold]} for rows, d in zip(predicted, docs)}
+    return score_facts(facts, docs, digits=2)[role]["f1"]
 
 
 def train_roles(train: list[dict], dev: list[dict], dev_extractions) -> LinearHeads:
@@ -234,7 +223,7 @@ def train_roles(train: list[dict], dev: list[dict], dev_extractions) -> LinearHe
     _calibrate(heads, dev_extractions, dev)
     predicted = _role_predictions(heads, dev_extractions, dev)
     for role in ROLE_LABELS:
-        heads.thresholds[role] = max(THRESHOLDS, key=lambda t: (round(_fact_f1(predicted, dev, role, t), 2), -abs(t - 0.5)))
+        heads.thresholds[role] = max(THRESHOLDS, key=lambda t: (_fact_f1(predicted, dev, role, t), -abs(t - 0.5)))
     return heads
 
 
