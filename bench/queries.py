@@ -28,7 +28,7 @@ import kg
 from kg import queries
 from kg.errors import UnknownEntity
 from kg.queries.backends import CypherBackend, PythonBackend, SparqlBackend
-from kg.queries.samples import param_sets
+from kg.testing import param_sets
 from kg.queries.spec import Param
 from kg.records import ENTITY_LABELS, GraphDocument
 
@@ -92,13 +92,15 @@ def main() -> None:
     if "neo4j" in backends:
         import neo4j
 
-        from kg.stores.neo4j import Connection, load
+        from kg.api import aggregate
+        from kg.settings import Settings
+        from kg.stores.neo4j import load
 
-        conn = Connection.from_env()
+        conn = Settings.from_env()
         if args.load:
-            load(document, conn.uri, conn.user, conn.password, conn.database, progress=False)
-        driver = neo4j.GraphDatabase.driver(conn.uri, auth=(conn.user, conn.password))
-        connection["neo4j"] = {"driver": driver, "database": conn.database}
+            load(aggregate(document), conn.neo4j_uri, conn.neo4j_user, conn.neo4j_password, conn.neo4j_database, progress=False)
+        driver = neo4j.GraphDatabase.driver(conn.neo4j_uri, auth=(conn.neo4j_user, conn.neo4j_password))
+        connection["neo4j"] = {"driver": driver, "database": conn.neo4j_database}
 
     samples = param_sets(document)
     # The records (and networkx graph) loaded above are millions of long-lived objects that a `kg query`

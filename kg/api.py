@@ -1,11 +1,18 @@
 """The Python API: everything the CLI does, as functions.
 
 Example:
-    >>> import kg.api as kg                                          # doctest: +SKIP
-    >>> result = kg.build(["../shared/seeds"], "out/")               # doctest: +SKIP
-    >>> graph = kg.open("out/")                                      # doctest: +SKIP
-    >>> graph.sparql("SELECT (COUNT(*) AS ?n) WHERE { ?p a kg:Paper }")  # doctest: +SKIP
+    >>> import tempfile
+    >>> import kg
+    >>> from kg.settings import shared_path
+    >>> out = Path(tempfile.mkdtemp()) / "out"
+    >>> result = kg.build([shared_path("seeds")], out)
+    >>> graph = kg.open(out)
+    >>> graph.sparql("SELECT (COUNT(*) AS ?n) WHERE { ?p a kg:Paper }")
     [{'n': 38}]
+    >>> list(graph.query("methods_for_problem", problem="image generation")[0])
+    ['method', 'id', 'label', 'abstracts', 'papers']
+    >>> [int(row.n) for row in graph.rdf().query("SELECT (COUNT(?p) AS ?n) WHERE { ?p a kg:Paper }")]
+    [38]
 """
 
 from __future__ import annotations
@@ -25,17 +32,10 @@ from typing import Any
 from kg.corpus import ReadReport, read_abstracts
 from kg.errors import BuildError, KGError
 from kg.records import Abstract, Extraction, GraphDocument, Node
-from kg.settings import DEFAULT_EXTRACTOR
+from kg.schema.formats import STORE_FORMAT, check_store
+from kg.settings import DEFAULT_EXTRACTOR, Settings
 
 OUTPUT_FILES = ("store", "graph.ttl", "graph.json", "graph.graphml", "explorer.html", "summary.json")
-STORE_FORMAT = 4
-"""What the embedded store holds, for the canned SPARQL: 2 = with the query aggregates of
-``kg.schema.aggregates`` (paper ranks on MENTIONS edges); 3 = also the ranked ``kg:Addressing``
-rows of ``methods_for_problem``; 4 = also the ``kg:CoOccurrence`` rows of ``co_occurring`` and the
-ranks of OUTPERFORMS edges. Older stores answer some queries with no rows, so opening one is
-an error that says to rebuild."""
-
-
 @dataclass
 class BuildResult:
     """Where the build went and what it holds."""
@@ -119,20 +119,29 @@ def build(
     return BuildResult(out, summary, graph)
 
 
+def aggregate(graph: GraphDocument):
+    """The graph with the build-time aggregates its canned queries declare, computed once for every sink."""
+    from kg.queries import needed_aggregates
+    from kg.schema.aggregates import aggregate as compute
+
+    return compute(graph, needed_aggregates())
+
+
 def write_outputs(graph: GraphDocument, summary: dict[str, Any], out: Path, *, started: float | None = None) -> None:
-    """Write every sink into a temporary folder, then swap it into place."""
+    """Write every sink into a temporary folder, then swap it into place (the aggregates computed once)."""
     from kg.stores import nx as nx_sink
     from kg.stores import rdf
     from kg.viz import render
 
+    aggregated = aggregate(graph)
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     tmp.chmod(0o755)
     try:
         t0 = time.perf_counter()
-        rdf.write_store(graph, tmp / "store")
-        rdf.write_turtle(graph, tmp / "graph.ttl")
+        rdf.write_store(aggregated, tmp / "store")
+        rdf.write_turtle(aggregated, tmp / "graph.ttl")
         nx_sink.write_node_link(graph, tmp / "graph.json")
         nx_sink.write_graphml(graph, tmp / "graph.graphml")
         (tmp / "explorer.html").write_text(render(graph), encoding="utf-8")
@@ -213,11 +222,7 @@ class Graph:
         if self._store is None:
             from kg.stores.rdf import open_store
 
-            built = self.summary.get("format", 1)
-            if built != STORE_FORMAT:
-                raise KGError(f"{self.out}: the store was built by another paperkg version (store format {built}, "
-                              f"this version reads {STORE_FORMAT}); rebuild it with `kg build ... -o {self.out}`")
-
+            check_store(self.out, self.summary.get("format", 1))
             self._store = open_store(self.out / "store")
         return self._store
 
@@ -236,6 +241,13 @@ class Graph:
 
         return sparql(self.store, query, params)
 
+    def rdf(self):
+        """The graph as an ``rdflib.Graph`` over the embedded store (through oxrdflib, no copy), with
+        the ``kg:``, ``skos:``, ``dcterms:`` and ``prov:`` prefixes bound (example in the module docstring)."""
+        from kg.stores.rdf import rdflib_graph
+
+        return rdflib_graph(self.store)
+
     def to_networkx(self):
         """The graph as a networkx ``MultiDiGraph`` (see ``kg.stores.nx.to_networkx``)."""
         from kg.stores.nx import to_networkx
@@ -251,22 +263,18 @@ class Graph:
         return sorted(nodes, key=lambda n: (-n.support, n.id))
 
     def find(self, name: str, type: str | None = None) -> Node:
-        """The entity whose name or alias is ``name`` (case-insensitive, singular/plural folded)."""
-        from kg.extractors.rules import canonical
+        """The entity (of ``type``, if given) that ``name`` names: an id, a name or an alias,
+        case-insensitive, singular or plural, resolved on the store as every canned query resolves
+        its parameters (``kg.queries.find``); ``UnknownEntity`` with the closest names otherwise."""
+        from kg.queries import find
+        from kg.queries.backends import SparqlBackend
+        from kg.records import ENTITY_LABELS
 
-        key = canonical(name)
-        candidates = [
-            n for n in self.entities(type)
-            if key == n.id.split(":", 1)[1] or key in {canonical(a) for a in (n.name, *n.aliases)}
-        ]
-        if not candidates:
-            import difflib
-
-            names = sorted({n.name for n in self.entities(type)})
-            close = difflib.get_close_matches(name, names, n=5, cutoff=0.6)
-            hint = f"; did you mean: {', '.join(close)}" if close else ""
-            raise KGError(f"no entity named {name!r}{hint}")
-        return candidates[0]
+        labels = ENTITY_LABELS if type is None else (type,)
+        if type is not None and type not in ENTITY_LABELS:
+            raise KGError(f"unknown entity type {type!r}; known: {', '.join(ENTITY_LABELS)}")
+        node_id = find(SparqlBackend(self.store), name, labels)
+        return next(n for n in self.document.nodes if n.id == node_id)
 
     def evidence(self, entity: str, type: str | None = None) -> list[dict[str, Any]]:
         """Every sentence in which a paper mentions the entity, with the mention's offsets.
@@ -298,3 +306,210 @@ class Graph:
 def open(out: str | Path) -> Graph:  # noqa: A001 - mirrors sqlite_utils.Database / kg.open in the docs
     """Open a built graph folder."""
     return Graph(out)
+
+
+def export(out: str | Path, fmt: str, output: str | Path | None = None, stream: Any = None) -> int:
+    """Write the graph of a built folder as Turtle (``ttl``), N-Triples (``nt``) or JSON-LD
+    (``jsonld``, compacted with the vocabulary's prefixes) through rdflib: into ``output``
+    atomically, or else into the binary ``stream``.  Returns the number of triples."""
+    from kg.stores.rdf import export as serialise
+
+    graph = open(out)
+    rdf = graph.rdf()
+    if output is None:
+        serialise(rdf, fmt, stream)
+        return len(graph.store)
+    path = Path(output)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        with tmp.open("wb") as fh:
+            serialise(rdf, fmt, fh)
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return len(graph.store)
+
+
+# -- the extraction contract -------------------------------------------------------------------
+
+
+def contract(abstracts: Iterable[Abstract], *, labels: str = "schema", settings: Settings | None = None) -> Iterator[dict[str, Any]]:
+    """What is extracted from each abstract as the extraction contract's rows (``kg.contract``), in
+    input order; ``labels="scierc"`` gives SciERC's labels, for scoring against its gold."""
+    from kg.contract import to_contract
+
+    s = settings or Settings.from_env()
+    if labels == "scierc":
+        extractions = extract_scierc(abstracts, jobs=s.jobs)
+    else:
+        extractions = extract(abstracts, extractor=s.extractor, model=s.spacy_model, jobs=s.jobs)
+    return (to_contract(x) for x in extractions)
+
+
+# -- canned queries and Neo4j ------------------------------------------------------------------
+
+
+def list_queries() -> list[Any]:
+    """Every canned query (``kg.queries.Query``: name, summary, params, returns)."""
+    from kg import queries
+
+    return queries.list_queries()
+
+
+def query(name: str, params: dict[str, Any] | None = None, *, backend: str = "embedded", out: str | Path | None = None,
+          settings: Settings | None = None) -> list[dict[str, Any]]:
+    """Run a canned query on the graph folder ``out`` (``embedded`` or ``python``) or on Neo4j
+    (``neo4j``: where ``settings``, default from the environment, point)."""
+    from kg import queries
+
+    if backend == "neo4j":
+        s = settings or Settings.from_env()
+        return queries.run(name, params or {}, "neo4j", uri=s.neo4j_uri, auth=(s.neo4j_user, s.neo4j_password),
+                           database=s.neo4j_database)
+    if out is None:
+        raise KGError(f"backend {backend!r} needs a built graph folder")
+    return open(out).query(name, backend, **(params or {}))
+
+
+def load_neo4j(graph: GraphDocument | str | Path, settings: Settings | None = None, *, batch_size: int = 10_000,
+               progress: bool = False):
+    """Load a graph (records, or a built folder) into Neo4j where ``settings`` point (default: the
+    environment), with the aggregates its canned queries need; returns the ``WriteReport``."""
+    from kg.stores.neo4j import load
+
+    s = settings or Settings.from_env()
+    document = graph if isinstance(graph, GraphDocument) else open(graph).document
+    return load(aggregate(document), s.neo4j_uri, s.neo4j_user, s.neo4j_password, s.neo4j_database,
+                batch_size=batch_size, progress=progress)
+
+
+def neo4j_browser(out: str | Path, directory: str | Path | None = None) -> list[Path]:
+    """Write the Neo4j Browser guide, style and saved queries of a built folder (default into
+    ``OUT/neo4j-browser``); example parameters come from its graph."""
+    from kg.viz import neo4j_browser as browser
+
+    graph = open(out)
+    return browser.write(Path(directory) if directory else graph.out / "neo4j-browser", graph.document, list_queries())
+
+
+def serve_neo4j_browser(directory: str | Path, port: int = 8001):
+    """A static server (CORS on, as the Browser's ``:play`` needs) for ``directory``; call ``serve_forever()``."""
+    from kg.viz import neo4j_browser as browser
+
+    return browser.serve(Path(directory), port=port)
+
+
+# -- evaluation and training -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Scores as data (``scores``) and as the report people read (``report``)."""
+
+    scores: dict[str, Any]
+    report: str
+
+
+def evaluate_bounds(gold: str | Path) -> Evaluation:
+    """Bound extraction against gold: span P/R/F1, notation/quantity/role accuracy, improves_on F1."""
+    from kg.evaluation import bounds
+
+    scores = bounds.evaluate_bounds(gold)
+    return Evaluation(scores, bounds.format_report(scores))
+
+
+def evaluate_scierc(split: str = "dev", data: str | Path | None = None) -> Evaluation:
+    """The trained SciERC pipeline on a SciERC split: P/R/F1 per type, micro, Rel, Rel+."""
+    from kg.evaluation import scierc
+
+    scores = scierc.evaluate_scierc(split, data)
+    return Evaluation(scores, scierc.format_report(scores))
+
+
+def evaluate_entities(split: str = "dev", gold: str | Path | None = None, settings: Settings | None = None) -> Evaluation:
+    """Entities (exact, partial, untyped; per type) and paper facts in our schema, on a split of the
+    in-domain annotations or on a gold file."""
+    from kg.evaluation import entities
+    from kg.training.annotations import load_gold
+
+    s = settings or Settings.from_env()
+    docs = entities.load_gold_file(gold) if gold else load_gold(split)
+    scores = entities.evaluate_entities(docs, extractor=s.extractor, model=s.spacy_model, jobs=s.jobs)
+    report = (f"{scores['abstracts']} abstracts, extractor {scores['extractor']}\n"
+              + entities.format_report(scores["entities"], scores["paper_facts"]))
+    return Evaluation(scores, report)
+
+
+def train_indomain(output: str | Path | None = None, *, overrides: Sequence[tuple[str, str]] = (), **options: Any) -> dict[str, Any]:
+    """Train the default extractor from ``training/indomain`` (``kg.training.indomain.train``: the
+    options are its keyword arguments) into ``output`` (default: the shipped ``kg/models/indomain``);
+    returns its scores.  Needs the ``train`` extra (scikit-learn, floret)."""
+    from kg.training import indomain, parse_overrides
+
+    return indomain.train(Path(output) if output else indomain.DEFAULT_OUTPUT, overrides=parse_overrides(overrides), **options)
+
+
+def train_scierc(output: str | Path | None = None, *, data: str | Path | None = None, overrides: Sequence[tuple[str, str]] = (),
+                 **options: Any) -> dict[str, Any]:
+    """Train the SciERC pipeline (``kg.training.scierc.train``) on SciERC's splits in ``data``
+    (default ``../shared/eval/scierc``) into ``output`` (default ``kg/models/scierc``)."""
+    from kg.settings import shared_path
+    from kg.training import parse_overrides, scierc
+
+    return scierc.train(Path(data) if data else shared_path("eval", "scierc"), Path(output) if output else scierc.DEFAULT_OUTPUT,
+                        overrides=parse_overrides(overrides), **options)
+
+
+def train_vectors(output: str | Path, *, threads: int = 1) -> Path:
+    """Floret vectors on the unlabelled corpus abstracts (dev and test abstracts left out) for the
+    in-domain recogniser (``kg.training.vectors``)."""
+    from kg.training.vectors import train_vectors as train
+
+    return train(Path(output), threads=threads)
+
+
+# -- in-domain annotations (training/indomain) ---------------------------------------------------
+
+
+def annotation_sample() -> int:
+    """Draw the annotation sample (fixed seeds) into ``training/indomain/sample.json``; returns its size."""
+    from kg.training import annotations
+
+    return annotations.write_sample()
+
+
+def annotation_batch(part: int, of: int, pass_: str = "a", start: int = 0) -> list[dict[str, Any]]:
+    """The abstracts (id, title, abstract) of one reader's part of the sample."""
+    from kg.training import annotations
+
+    return annotations.batch(part, of, pass_, start)
+
+
+def anchor_annotations(draft: str | Path, output: str | Path, *, annotator: str, pass_: str = "a") -> tuple[int, list[str]]:
+    """A reader's draft (quoted spans) anchored to offsets and written as standoff; returns the
+    number of records and the problems found (a quote not in its abstract raises ``KGError``)."""
+    from kg.training import annotations
+
+    return annotations.anchor_file(Path(draft), Path(output), annotator=annotator, pass_=pass_)
+
+
+def show_annotations(files: Iterable[str | Path]) -> Iterator[str]:
+    """Each stored record of ``files`` rendered with its marks inline, to proofread."""
+    from kg.training import annotations
+
+    return (annotations.render(rec) for _, rec in annotations.read_standoff([Path(f) for f in files]))
+
+
+def check_annotations(files: Iterable[str | Path] | None = None) -> tuple[int, list[str]]:
+    """Records checked and the problems in the stored annotations (default: every file)."""
+    from kg.training import annotations
+
+    paths = [Path(f) for f in files] if files else None
+    return sum(1 for _ in annotations.read_standoff(paths)), annotations.check(paths)
+
+
+def annotation_agreement() -> dict[str, Any]:
+    """The second pass against the first on the doubly annotated abstracts (the ceiling a model meets)."""
+    from kg.training import annotations
+
+    return annotations.agreement()

@@ -125,15 +125,8 @@ def extract(sources: tuple[Path, ...], fmt: str, labels: str, jobs: int | None, 
         kg extract ../shared/seeds/*.txt --format jsonl
         kg extract ../shared/eval/scierc/dev.input.jsonl --labels scierc > pred.jsonl
     """
-    from kg.contract import to_contract
-
     s = Settings.from_env(jobs=jobs, spacy_model=model, extractor=extractor)
-    abstracts = api.read(sources, on_error=on_error)
-    if labels == "scierc":
-        extractions = api.extract_scierc(abstracts, jobs=s.jobs)
-    else:
-        extractions = api.extract(abstracts, extractor=s.extractor, model=s.spacy_model, jobs=s.jobs)
-    rows = (to_contract(x) for x in extractions)
+    rows = api.contract(api.read(sources, on_error=on_error), labels=labels, settings=s)
     if fmt == "json":
         _echo_json(list(rows))
         return
@@ -198,10 +191,7 @@ def eval_bounds(gold: Path, as_json: bool) -> None:
     Example:
         kg eval bounds ../shared/eval/bounds-seeds.json
     """
-    from kg.evaluation.bounds import evaluate_bounds, format_report
-
-    result = evaluate_bounds(gold)
-    click.echo(json.dumps(result, indent=1) if as_json else format_report(result))
+    _echo_evaluation(api.evaluate_bounds(gold), as_json)
 
 
 @evaluate.command("scierc")
@@ -217,10 +207,7 @@ def eval_scierc(split: str, data_dir: Path | None, as_json: bool) -> None:
     Example:
         kg eval scierc --split dev
     """
-    from kg.evaluation.scierc import evaluate_scierc, format_report
-
-    scores = evaluate_scierc(split, data_dir)
-    click.echo(json.dumps(scores, indent=1) if as_json else format_report(scores))
+    _echo_evaluation(api.evaluate_scierc(split, data_dir), as_json)
 
 
 @evaluate.command("entities")
@@ -239,15 +226,12 @@ def eval_entities(split: str, gold_file: Path | None, as_json: bool, jobs: int |
         kg eval entities --split dev
         kg eval entities --gold ../shared/eval/entities-dev.json --extractor scierc.v1
     """
-    from kg.evaluation.entities import evaluate_entities, format_report, load_gold_file
-    from kg.training.annotations import load_gold
-
     s = Settings.from_env(jobs=jobs, spacy_model=model, extractor=extractor)
-    gold = load_gold_file(gold_file) if gold_file else load_gold(split)
-    scores = evaluate_entities(gold, extractor=s.extractor, model=s.spacy_model, jobs=s.jobs)
-    click.echo(json.dumps(scores, indent=1) if as_json else
-               f"{scores['abstracts']} abstracts, extractor {scores['extractor']}\n"
-               + format_report(scores["entities"], scores["paper_facts"]))
+    _echo_evaluation(api.evaluate_entities(split, gold_file, s), as_json)
+
+
+def _echo_evaluation(evaluation: api.Evaluation, as_json: bool) -> None:
+    click.echo(json.dumps(evaluation.scores, indent=1) if as_json else evaluation.report)
 
 
 @cli.group()
@@ -275,16 +259,11 @@ def load_neo4j(out: Path, uri: str | None, user: str | None, database: str | Non
         NEO4J_PASSWORD=secret kg load neo4j out/ --uri bolt://localhost:7687
     """
     settings = Settings.from_env(neo4j_uri=uri, neo4j_user=user, neo4j_database=database)
-    _load_neo4j(api.open(out).document, settings, batch_size)
+    _load_neo4j(out, settings, batch_size)
 
 
 def _load_neo4j(graph: Any, s: Settings, batch_size: int) -> None:
-    import os
-
-    from kg.stores.neo4j import load as load_graph
-
-    report = load_graph(graph, s.neo4j_uri, s.neo4j_user, os.environ.get("NEO4J_PASSWORD", ""), s.neo4j_database,
-                        batch_size=batch_size, progress=sys.stderr.isatty())
+    report = api.load_neo4j(graph, s, batch_size=batch_size, progress=sys.stderr.isatty())
     _echo_json({"sink": report.sink, "nodes": report.nodes, "relationships": report.edges,
                 "seconds": report.seconds, "batch_size": report.batch_size})
 
@@ -298,9 +277,7 @@ def list_queries() -> None:
     Example:
         kg queries
     """
-    from kg import queries
-
-    for q in queries.list_queries():
+    for q in api.list_queries():
         params = ", ".join(f"{p.name} ({p.type}{'' if p.required else f' = {p.default!r}'})" for p in q.params)
         click.echo(f"{q.name}({params})\n    {q.summary}\n    returns: {', '.join(c.name for c in q.returns)}")
 
@@ -320,17 +297,7 @@ def query(name: str, params: tuple[tuple[str, str], ...], out: Path, backend: st
     Example:
         kg query methods_for_problem -p problem "facility location" --out out/
     """
-    from kg import queries
-
-    given = dict(params)
-    if backend == "neo4j":
-        import os
-
-        s = Settings.from_env()
-        rows = queries.run(name, given, "neo4j", uri=s.neo4j_uri, auth=(s.neo4j_user, os.environ.get("NEO4J_PASSWORD", "")),
-                           database=s.neo4j_database)
-    else:
-        rows = api.open(out).query(name, backend, **given)
+    rows = api.query(name, dict(params), backend=backend, out=out, settings=Settings.from_env())
     if fmt == "json":
         _echo_json(rows)
     elif fmt == "csv":
@@ -378,3 +345,210 @@ def _years(text: str | None) -> tuple[int | None, int | None] | None:
         return None
     first, _, last = text.partition("-")
     return (int(first) if first else None, int(last) if last else int(first) if not _ else None)
+
+
+@cli.command()
+@click.argument("out", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["ttl", "nt", "jsonld"]), required=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="File to write (atomically); default: standard output.")
+@_errors
+def export(out: Path, fmt: str, output: Path | None) -> None:
+    """Export the graph as Turtle, N-Triples or JSON-LD, through rdflib over the embedded store.
+
+    \b
+    Example:
+        kg export out/ --format jsonld -o graph.jsonld
+        kg export out/ --format nt | gzip > graph.nt.gz
+    """
+    triples = api.export(out, fmt, output, stream=None if output else sys.stdout.buffer)
+    click.echo(f"{triples} triples" + (f" -> {output}" if output else ""), err=True)
+
+
+@cli.command()
+@click.argument("out", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--directory", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where to write the files (default OUT/neo4j-browser).")
+@click.option("--port", type=int, default=8001, show_default=True)
+@click.option("--no-serve", is_flag=True, help="Only write the files.")
+@_errors
+def browser(out: Path, directory: Path | None, port: int, no_serve: bool) -> None:
+    """Write the Neo4j Browser guide, style and saved queries of a built graph, and serve them.
+
+    The Browser fetches a guide cross-origin, so the files are served with CORS headers on
+    localhost (in the Browser's default allow-list).
+
+    \b
+    Example:
+        kg browser out/
+        # then, in Neo4j Browser:
+        :style http://localhost:8001/paperkg.grass
+        :play http://localhost:8001/guide.html
+    """
+    paths = api.neo4j_browser(out, directory)
+    for path in paths:
+        click.echo(str(path))
+    if no_serve:
+        return
+    server = api.serve_neo4j_browser(paths[0].parent, port)
+    click.echo(f":style http://localhost:{port}/paperkg.grass\n:play http://localhost:{port}/guide.html")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+@cli.group()
+def train() -> None:
+    """Retrain the shipped models (needs the train extra: pip install -e '.[train]')."""
+
+
+_SET = click.option("--set", "overrides", type=(str, str), multiple=True, metavar="KEY VALUE",
+                    help="spaCy config override, e.g. --set training.max_steps 100 (repeatable).")
+
+
+@train.command("indomain")
+@click.option("--output", type=click.Path(file_okay=False, path_type=Path), default=None, help="Default: the shipped kg/models/indomain.")
+@click.option("--config", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="Default: training/indomain/config.cfg.")
+@click.option("--fraction", type=click.FloatRange(0.0, 1.0, min_open=True), default=1.0, show_default=True,
+              help="Share of the train split to train on (a learning curve).")
+@click.option("--limit", type=int, default=None, help="First N abstracts of train and dev (a smoke run).")
+@click.option("--test", is_flag=True, help="Also score the test split (nothing tunes on it).")
+@click.option("--scierc", is_flag=True, help="Add SciERC's train abstracts, relabelled, to the recogniser's data.")
+@click.option("--vectors", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+              help="Floret vectors already made by `kg train vectors`.")
+@click.option("--recogniser", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+              help="A trained encoder + ner to reuse (mention confidence and roles only).")
+@click.option("--work-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
+@_SET
+@_errors
+def train_indomain(output: Path | None, config: Path | None, fraction: float, limit: int | None, test: bool, scierc: bool,
+                   vectors: Path | None, recogniser: Path | None, work_dir: Path | None, overrides: tuple[tuple[str, str], ...]) -> None:
+    """Train the default extractor (entities, mention confidence, paper roles) from training/indomain.
+
+    \b
+    Example:
+        kg train indomain --test
+        kg train indomain --fraction 0.25 --output /tmp/quarter --set training.max_steps 600
+    """
+    options = {"fraction": fraction, "limit": limit, "test": test, "scierc": scierc, "vectors": vectors,
+               "recogniser": recogniser, "work_dir": work_dir} | ({"config": config} if config else {})
+    record = api.train_indomain(output, overrides=overrides, **options)
+    _echo_json({split: {"entity_f1": record[split]["entities"]["exact"]["f1"],
+                        "facts_f1": {k: v["f1"] for k, v in record[split]["paper_facts"].items()}}
+                for split in ("dev", "test") if split in record})
+
+
+@train.command("scierc")
+@click.option("--output", type=click.Path(file_okay=False, path_type=Path), default=None, help="Default: the shipped kg/models/scierc.")
+@click.option("--data", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+              help="SciERC splits (default ../shared/eval/scierc).")
+@click.option("--config", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None)
+@click.option("--limit", type=int, default=None, help="First N abstracts of each split (a smoke run).")
+@click.option("--work-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
+@_SET
+@_errors
+def train_scierc(output: Path | None, data: Path | None, config: Path | None, limit: int | None, work_dir: Path | None,
+                 overrides: tuple[tuple[str, str], ...]) -> None:
+    """Train the SciERC entity and relation pipeline (the scierc.v1 extractor).
+
+    \b
+    Example:
+        kg train scierc --limit 20 --output /tmp/scierc-smoke --set training.max_steps 20
+    """
+    options = {"limit": limit, "work_dir": work_dir} | ({"config": config} if config else {})
+    _echo_json(api.train_scierc(output, data=data, overrides=overrides, **options))
+
+
+@train.command("vectors")
+@click.option("--output", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("--threads", type=int, default=1, show_default=True, help="More is faster but not reproducible.")
+@_errors
+def train_vectors(output: Path, threads: int) -> None:
+    """Train floret vectors on the unlabelled corpus abstracts for the in-domain recogniser.
+
+    \b
+    Example:
+        kg train vectors --output /tmp/vectors
+    """
+    click.echo(str(api.train_vectors(output, threads=threads)))
+
+
+@cli.group()
+def annotations() -> None:
+    """Write and check the in-domain gold (training/indomain): sample, batches, anchoring, agreement."""
+
+
+@annotations.command("sample")
+@_errors
+def annotations_sample() -> None:
+    """Draw the sample (fixed seeds, stratified by area and venue-year) into training/indomain/sample.json."""
+    click.echo(f"{api.annotation_sample()} abstracts in the sample")
+
+
+@annotations.command("batch")
+@click.option("--pass", "pass_", type=click.Choice(["a", "b"]), default="a", show_default=True)
+@click.option("--part", type=int, required=True)
+@click.option("--of", "of", type=int, required=True)
+@click.option("--start", type=int, default=0, show_default=True, help="Only sample rows from this index on.")
+@_errors
+def annotations_batch(pass_: str, part: int, of: int, start: int) -> None:
+    """Print one reader's part of the sample as JSONL (id, title, abstract).
+
+    \b
+    Example:
+        kg annotations batch --pass a --part 3 --of 8 > /tmp/in.jsonl
+    """
+    for row in api.annotation_batch(part, of, pass_, start):
+        click.echo(json.dumps(row, ensure_ascii=False))
+
+
+@annotations.command("anchor")
+@click.argument("draft", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--annotator", required=True)
+@click.option("--pass", "pass_", type=click.Choice(["a", "b"]), default="a", show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@_errors
+def annotations_anchor(draft: Path, annotator: str, pass_: str, output: Path) -> None:
+    """Turn a draft's quoted spans into standoff offsets; exit 1 on a problem.
+
+    \b
+    Example:
+        kg annotations anchor draft.jsonl --annotator r3 --pass a -o training/indomain/annotations/a-r3-01.jsonl
+    """
+    count, problems = api.anchor_annotations(draft, output, annotator=annotator, pass_=pass_)
+    for problem in problems:
+        click.echo(f"problem: {problem}", err=True)
+    click.echo(f"{count} records -> {output}")
+    if problems:
+        sys.exit(1)
+
+
+@annotations.command("show")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@_errors
+def annotations_show(files: tuple[Path, ...]) -> None:
+    """Print stored records with their marks inline ([[text|Label = canonical]]), to proofread."""
+    for text in api.show_annotations(files):
+        click.echo(text)
+
+
+@annotations.command("check")
+@click.argument("files", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@_errors
+def annotations_check(files: tuple[Path, ...]) -> None:
+    """Validate the stored annotations (default: every file); exit 1 on a problem."""
+    count, problems = api.check_annotations(files)
+    for problem in problems:
+        click.echo(problem)
+    click.echo(f"{count} records, {len(problems)} problems")
+    if problems:
+        sys.exit(1)
+
+
+@annotations.command("agreement")
+@_errors
+def annotations_agreement() -> None:
+    """Second pass against the first on the doubly annotated abstracts, as JSON."""
+    _echo_json(api.annotation_agreement())

@@ -13,10 +13,10 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from kg.extractors.results import better_direction
-from kg.extractors.rules import canonical
+from kg.names import canonical
 from kg.records import Abstract, Bound, Edge, Evidence, Extraction, GraphDocument, Mention, Node, Result
 from kg.schema import node_id
+from kg.schema.metrics import better_direction
 from kg.schema.vocab import QUDT_UNITS
 
 ARCHITECTURE_OR_METHOD = ("Method", "Model")

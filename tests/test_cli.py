@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from kg.api import OUTPUT_FILES
+from kg.schema.formats import STORE_FORMAT
 from kg.cli import cli
 from tests.conftest import SEEDS
 
@@ -121,13 +122,13 @@ def test_store_of_another_format_asks_for_a_rebuild(seeds_out: Path, tmp_path: P
     import kg
     from kg.errors import KGError
 
-    assert kg.open(seeds_out).summary["format"] == kg.api.STORE_FORMAT and kg.open(seeds_out).store is not None
+    assert kg.open(seeds_out).summary["format"] == STORE_FORMAT and kg.open(seeds_out).store is not None
     old = tmp_path / "old"
     old.mkdir()
     summary = json.loads((seeds_out / "summary.json").read_text())
     del summary["format"]  # what builds before the format mark wrote
     (old / "summary.json").write_text(json.dumps(summary))
-    with pytest.raises(KGError, match=rf"store format 1, this version reads {kg.api.STORE_FORMAT}\); rebuild it with `kg build"):
+    with pytest.raises(KGError, match=rf"store format 1, this version reads {STORE_FORMAT}\); rebuild it with `kg build"):
         kg.open(old).store
     result = CliRunner().invoke(cli, ["query", "top_entities", "-p", "type", "Method", "--out", str(old)])
     assert result.exit_code != 0 and "rebuild it" in result.output

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kg.extractors.rules import canonical
+from kg.names import canonical
 from kg.records import Abstract, Extraction, Mention, Relation
 from kg.resolve import build_graph
 

@@ -23,7 +23,8 @@ from spacy.pipeline.tok2vec import Tok2VecListener
 from spacy.tokens import Doc, Span
 
 from kg.extractors import relations as _relations  # noqa: F401  (registers kg_relations)
-from kg.extractors.rules import canonical, whole_words
+from kg.extractors.rules import whole_words
+from kg.names import canonical
 from kg.extractors.text import trim_markup
 from kg.extractors.scierc import EXTRACTOR_NAME, schema_label
 from kg.records import Mention, Relation

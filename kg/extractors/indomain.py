@@ -1,7 +1,7 @@
 """The in-domain recogniser: Method, Model, Problem, Dataset and Metric mentions as the graph wants them.
 
 ``kg/models/indomain`` holds a spaCy encoder and ``ner`` trained on ML abstracts annotated here in
-the graph's own schema (``python -m kg.training.indomain``), plus two small JSON models: the
+the graph's own schema (``kg train indomain``), plus two small JSON models: the
 mention confidence (``mentions.json``) and the paper roles (``roles.json``, ``kg.extractors.roles``).
 The recogniser is sourced into the English pipeline beside the parser; ``kg_entities`` turns its
 spans into mentions: markup trimmed, acronyms tied to their long forms (in the text, or in a title
@@ -23,7 +23,7 @@ from spacy.tokens import Doc
 
 from kg.extractors.abbreviations import title_abbreviation
 from kg.extractors.roles import LinearHeads
-from kg.extractors.rules import canonical
+from kg.names import canonical
 from kg.extractors.text import trim_markup, without_overlaps, word_occurrences
 from kg.records import Mention
 

@@ -6,27 +6,25 @@ value as written with offsets into the text as read.  Whether a number is a resu
 additive score over tables of cue words (a unit, a metric word, a change word, a count noun that
 marks a setting, a year); kind, direction, qualifier and the name fields come from cue words around
 the number in its sentence, then from the mentions, then from the abstract as a whole.  Regexes
-only, so it costs a small fraction of the extraction.  ``better_direction`` tells which way is
-better for a metric (``patterns/metric_directions.jsonl``), which orders leaderboards.
+only, so it costs a small fraction of the extraction.  ``kg.schema.metrics`` knows the metric
+names and which way is better for each (it orders leaderboards).
 """
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
-from importlib import resources
 
 from spacy.language import Language
 from spacy.tokens import Doc
 
 from kg.extractors.bounds import math_segments, sentence_spans
-from kg.extractors.rules import canonical
+from kg.names import canonical
 from kg.records import Mention, Relation, Result
+from kg.schema.metrics import better_direction, metric_patterns
 
 RULE = "results.v1"
 
@@ -216,46 +214,6 @@ class _Number:
     tail: int  # end of the value with the unit words after it ("times", "points", "fps")
 
 
-@lru_cache(maxsize=1)
-def _directions() -> tuple[dict[str, str], re.Pattern[str], re.Pattern[str]]:
-    """The metric table: lower-cased name → better direction, and regexes that find the names in text
-    (case-insensitive for lower-case names, exact for acronyms so that "map" and "mr" stay words)."""
-    path = resources.files("kg.extractors") / "patterns" / "metric_directions.jsonl"
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    table = {r["metric"].lower(): r["better"] for r in rows}
-    names = sorted((r["metric"] for r in rows), key=len, reverse=True)
-
-    def alternation(items: list[str]) -> str:
-        # a space in a name matches a space or a hyphen: "F1 score", "F1-score"
-        return "|".join(re.escape(n).replace(r"\ ", r"[\s-]") for n in items) or "(?!)"
-
-    lower = re.compile(rf"(?<![\w@-])(?:{alternation([n for n in names if n == n.lower()])})s?(?![\w@])", re.I)
-    exact = re.compile(rf"(?<![\w@-])(?:[A-Za-z][\w-]*@(?:\d+|k)|(?:{alternation([n for n in names if n != n.lower()])})s?(?![\w@]))")
-    return table, lower, exact
-
-
-def better_direction(metric: str) -> str:
-    """Which way is better for a metric: ``"up"``, ``"down"`` or ``"unknown"``, by the shipped table;
-    a longer known name inside the metric wins ("top-1 error rate" is an error rate).
-
-    Example:
-        >>> better_direction("Top-1 accuracy"), better_direction("FID"), better_direction("vibes")
-        ('up', 'down', 'unknown')
-    """
-    table, lower, exact = _directions()
-    key = " ".join(metric.lower().split())
-    for name in (key, re.sub(r"@\S*", "", key)):
-        if name in table:
-            return table[name]
-    found = [m.group(0) for pattern in (lower, exact) for m in pattern.finditer(metric)]
-    for name in sorted(found, key=len, reverse=True):
-        name = name.lower()
-        hit = table.get(name) or table.get(name[:-1])
-        if hit:
-            return hit
-    return "unknown"
-
-
 def _cue_before(before: str) -> re.Match[str] | None:
     """The change word closest before the number that governs it ("reduces X by", "gains of")."""
     for m in reversed(list(_CHANGE.finditer(before))):
@@ -266,7 +224,7 @@ def _cue_before(before: str) -> re.Match[str] | None:
 
 def _metric_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """Known metric names in text[start:end], neighbours joined ("FID score", "top-1 accuracy")."""
-    _, lower, exact = _directions()
+    _, lower, exact = metric_patterns()
     spans: list[tuple[int, int]] = []
     for s, e in sorted((m.start(), m.end()) for p in (lower, exact) for m in p.finditer(text, start, end)):
         if spans and s <= spans[-1][1] + 1 and not text[spans[-1][1]:s].strip():

@@ -4,7 +4,7 @@ For every entity of an abstract (its mentions grouped by name, an acronym with i
 logistic model per role decides whether the paper proposes it, addresses it, uses it, evaluates
 on it or compares with it.  Features are the entity's label, where and how often it occurs, the
 title, and the words around each mention and in its sentences (cue phrases: "we propose",
-"outperforms", "on the ... benchmark").  Weights are trained by ``python -m kg.training.indomain``
+"outperforms", "on the ... benchmark").  Weights are trained by ``kg train indomain``
 and shipped as JSON beside the recogniser (``roles.json``); a role's probability is the
 confidence of the edge it becomes.
 """

@@ -19,6 +19,7 @@ from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc, Span
 
 from kg.extractors.text import trim_markup
+from kg.names import canonical
 from kg.records import Mention, Relation
 
 RULES_VERSION = "rules.v1"
@@ -85,32 +86,6 @@ if not Doc.has_extension("kg_mentions"):
     Doc.set_extension("kg_mentions", default=())
 if not Doc.has_extension("kg_relations"):
     Doc.set_extension("kg_relations", default=())
-
-
-_EDGE_PUNCT = ".,;:()[]{}\"'`’‘“”*$"
-"""Stripped from each word of a canonical name before the last word is made singular ("models’" -> "model")."""
-
-
-def canonical(text: str) -> str:
-    """Normalised name used for resolution: lower case, no hyphens or determiners, singular last word.
-
-    Example:
-        >>> canonical("the Kolmogorov-Arnold Networks")
-        'kolmogorov arnold network'
-    """
-    if not re.search(r"[^\W\d_]", re.sub(r"\\[A-Za-z]+", "", text)):
-        return ""  # no name: a LaTeX macro standing for one ("\\method", "\\ours"), a number, markup
-    words = [w.strip(_EDGE_PUNCT) for w in re.sub(r"[\-‐–_/]+", " ", text.lower()).replace("’", "'").split()]
-    words = [w for w in words if w]
-    while words and words[0] in {"a", "an", "the", "our", "this", "these", "its", "their"}:
-        words = words[1:]
-    if words:
-        last = words[-1]
-        if last.endswith("ies") and len(last) > 4:
-            words[-1] = last[:-3] + "y"
-        elif len(last) > 3 and last.endswith("s") and not last.endswith(("ss", "us", "is", "ics")):
-            words[-1] = last[:-1]
-    return " ".join(words)
 
 
 def label_by_head(head: str) -> str | None:

@@ -1,7 +1,7 @@
 """SciERC-typed entity and relation extraction with the trained pipeline shipped in ``kg/models``.
 
 The pipeline (sentencizer, tok2vec, ner, kg_relations) is trained by
-``python -m kg.training.scierc``; this module loads it from package data, runs it over
+``kg train scierc``; this module loads it from package data, runs it over
 abstracts and turns spaCy docs into :class:`kg.records.Mention` / :class:`kg.records.Relation`
 records, with a mapping from SciERC types onto the graph schema.
 """

@@ -20,10 +20,11 @@ from typing import Any
 
 from kg.errors import QueryNotFound, UnknownEntity
 from kg.queries.backends import LIST_SEPARATOR, Backend, Candidate, CypherBackend, PythonBackend, SparqlBackend
-from kg.queries.spec import Column, Header, Param, parse_header
+from kg.queries import steps
+from kg.queries.spec import DECLARED, Column, Declaration, Header, Param, parse_header
 from kg.records import ENTITY_LABELS
 from kg.schema import node_id
-from kg.schema.aggregates import groups_met, word_fragments
+from kg.names import groups_met, variants, word_fragments
 
 BACKENDS = ("embedded", "neo4j", "python")
 LIMIT_PARAMS = ("limit", "k")
@@ -34,8 +35,9 @@ FLOAT_DIGITS = 6
 
 @dataclass(frozen=True, slots=True)
 class Query:
-    """One canned query: its header and its Cypher and SPARQL text."""
+    """One canned query: its declaration, header and Cypher and SPARQL text."""
 
+    declaration: Declaration
     header: Header
     cypher: str
     sparql: str
@@ -59,19 +61,30 @@ class Query:
 
 @cache
 def _catalogue() -> dict[str, Query]:
+    """Every declared query with its texts; a text file without a declaration, or the reverse, is an error."""
+    from kg.queries import python  # noqa: F401 - its decorators declare the queries
+
     root = resources.files("kg.queries")
+    files = {item.name.removesuffix(".cypher") for item in root.joinpath("cypher").iterdir() if item.name.endswith(".cypher")}
+    if files != set(DECLARED):
+        raise ValueError(f"query files without a declaration: {sorted(files - set(DECLARED))}; "
+                         f"declarations without files: {sorted(set(DECLARED) - files)}")
     queries = {}
-    for item in sorted(root.joinpath("cypher").iterdir(), key=lambda p: p.name):
-        if not item.name.endswith(".cypher"):
-            continue
-        name = item.name.removesuffix(".cypher")
-        cypher = item.read_text(encoding="utf-8")
+    for name in sorted(DECLARED):
+        cypher = root.joinpath("cypher", f"{name}.cypher").read_text(encoding="utf-8")
         sparql = root.joinpath("sparql", f"{name}.rq").read_text(encoding="utf-8")
-        header = parse_header(cypher, f"cypher/{item.name}")
+        header = parse_header(cypher, f"cypher/{name}.cypher")
         if parse_header(sparql, f"sparql/{name}.rq") != header or header.name != name:
             raise ValueError(f"query {name!r}: the .cypher and .rq headers and the file name must agree")
-        queries[name] = Query(header, cypher, sparql)
+        if (steps.parts(cypher) or steps.parts(sparql)) and DECLARED[name].program is None:
+            raise ValueError(f"query {name!r}: a file made of parts needs a steps program in its declaration")
+        queries[name] = Query(DECLARED[name], header, cypher, sparql)
     return queries
+
+
+def needed_aggregates() -> frozenset[str]:
+    """The aggregate kinds (``kg.schema.aggregates.KINDS``) the canned queries declare: what a build computes."""
+    return frozenset(kind for q in _catalogue().values() for kind in q.declaration.aggregates)
 
 
 def list_queries() -> list[Query]:
@@ -141,24 +154,27 @@ def _backend(backend: str, *, graph: Any, store: Any, driver: Any, database: str
 
 
 def _run(query: Query, given: dict[str, Any], backend: Backend) -> list[dict[str, Any]]:
-    from kg.queries import post, steps
-
+    declared = query.declaration
     values = bind(query, given)
     for param in query.params:
         if param.labels and values[param.name] is not None:
             values[param.name] = resolve(backend, param, values[param.name])
-    cap = None if query.name in post.WHOLE else next((values[k] for k in LIMIT_PARAMS if k in values), None)
-    text = _text(query, backend)
+    cap = None if declared.reads_whole else next((values[k] for k in LIMIT_PARAMS if k in values), None)
+    text = "" if backend.name == "python" else _text(query, backend)
     parts = steps.parts(text)
-    if parts:
-        def part(name: str, given: dict[str, Any], cap: int | None = None) -> list[dict[str, Any]]:
-            return backend.execute(query.name, parts[name], given, query.params, cap)
+    if backend.name == "python":
+        rows = declared.reference(backend.graph, **values)
+    elif parts:  # a file of parts (in SPARQL, or in Cypher too) runs through the query's program
 
-        rows = steps.PROGRAMS[query.name](part, **values)
+        def part(name: str, given: dict[str, Any], cap: int | None = None) -> list[dict[str, Any]]:
+            return backend.execute(parts[name], given, query.params, cap)
+
+        rows = declared.program(part, **values)
     else:
-        rows = backend.execute(query.name, text, values, query.params, cap)
-    rows = [_normalise(row, query.returns, post.ADDED.get(query.name, ())) for row in rows]
-    rows = post.apply(query.name, rows, values)
+        rows = backend.execute(text, values, query.params, cap)
+    rows = [_normalise(row, query.returns, declared.added) for row in rows]
+    if declared.post is not None:
+        rows = declared.post(rows, values)
     for key in LIMIT_PARAMS:
         if key in values:
             rows = rows[: values[key]]  # SPARQL's LIMIT takes no variable, so the runner applies it
@@ -197,33 +213,7 @@ def _signature(query: Query) -> str:
 
 
 def _text(query: Query, backend: Backend) -> str:
-    return {"embedded": query.sparql, "neo4j": query.cypher}.get(backend.name, "")
-
-
-def variants(text: str) -> list[str]:
-    """Lower-cased spellings a name may have: as given, hyphen/space swapped, singular and plural.
-
-    Example:
-        >>> variants("Neural Networks")
-        ['neural networks', 'neural-networks', 'neural network', 'neural-network']
-        >>> variants("policy")
-        ['policy', 'policies']
-    """
-    base = " ".join(text.lower().split())
-    spellings = list(dict.fromkeys([base, base.replace("-", " "), base.replace(" ", "-")]))
-    out = list(spellings)
-    for s in spellings:
-        if s.endswith("ies"):
-            out.append(s[:-3] + "y")
-        elif s.endswith(("ses", "xes", "ches", "shes")):
-            out.append(s[:-2])
-        elif s.endswith("s") and not s.endswith("ss"):
-            out.append(s[:-1])
-        elif s.endswith("y") and s[-2:-1] not in "aeiou":
-            out.append(s[:-1] + "ies")
-        else:
-            out.append(s + ("es" if s.endswith(("s", "x", "ch", "sh")) else "s"))
-    return list(dict.fromkeys(out))
+    return {"embedded": query.sparql, "neo4j": query.cypher}[backend.name]
 
 
 def resolve(backend: Backend, param: Param, value: str) -> str:
@@ -253,9 +243,23 @@ def resolve(backend: Backend, param: Param, value: str) -> str:
     raise UnknownEntity(f"no {what} named {value!r}{hint}", tuple(close))
 
 
+def find(backend: Backend, value: str, labels: Sequence[str] = ENTITY_LABELS) -> str:
+    """The id of the node of one of ``labels`` that ``value`` names, by the rules of ``resolve``: the
+    one resolver behind ``kg.api.Graph.find``, the explorer's ``--entity`` and every canned query.
+
+    Example:
+        >>> from kg.queries.backends import PythonBackend
+        >>> from kg.records import GraphDocument, Node
+        >>> g = GraphDocument((Node("method:sgd", "Method", "stochastic gradient descent", aliases=("SGD",)),), ())
+        >>> find(PythonBackend(g), "sgd"), find(PythonBackend(g), "Stochastic-Gradient-Descent")
+        ('method:sgd', 'method:sgd')
+    """
+    return resolve(backend, Param("entity", "|".join(labels)), value)
+
+
 def suggestions(backend: Backend, labels: Sequence[str], value: str) -> list[str]:
     """The names closest to a misspelt ``value`` (difflib), from the names that share fragments of two
-    of its words (``kg.schema.aggregates.word_fragments``), else of one: a word ending in "tion"
+    of its words (``kg.names.word_fragments``), else of one: a word ending in "tion"
     alone would bring tens of thousands of names to compare.  Backends may fetch more (a substring
     test); every backend then keeps the same pool, so suggestions agree."""
     groups = word_fragments(value)
@@ -298,4 +302,4 @@ def _normalise(row: dict[str, Any], columns: tuple[Column, ...], added: tuple[st
     return out
 
 
-__all__ = ["BACKENDS", "Query", "bind", "get", "list_queries", "resolve", "run", "suggestions", "variants"]
+__all__ = ["BACKENDS", "Query", "bind", "find", "get", "list_queries", "needed_aggregates", "resolve", "run", "suggestions", "variants"]

@@ -14,11 +14,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from kg.errors import KGError
 from kg.queries.spec import Param
 from kg.schema import check_label
 from kg.schema import vocab as v
-from kg.schema.aggregates import SEPARATOR, fragment_pieces, joined_keys
+from kg.schema.formats import READ_NEO4J_FORMAT, check_neo4j
+from kg.names import fragment_pieces
+from kg.schema.aggregates import SEPARATOR, joined_keys
 
 LIST_SEPARATOR = "\x1f"
 """What SPARQL ``GROUP_CONCAT`` joins list columns with: a control character no name contains."""
@@ -35,14 +36,12 @@ class Candidate:
 
 
 class Backend(Protocol):
-    """Runs query text and answers resolution look-ups."""
+    """Runs query text (the Python backend runs the references instead) and answers resolution look-ups."""
 
     name: str
 
-    def execute(
-        self, query_name: str, text: str, values: dict[str, Any], params: Sequence[Param], cap: int | None = None
-    ) -> list[dict[str, Any]]:
-        """Rows of the query; ``cap``: the caller keeps only the first rows (the query's order is total)."""
+    def execute(self, text: str, values: dict[str, Any], params: Sequence[Param], cap: int | None = None) -> list[dict[str, Any]]:
+        """Rows of the query text; ``cap``: the caller keeps only the first rows (the query's order is total)."""
         ...
 
     def existing(self, ids: Sequence[str], labels: Sequence[str]) -> list[Candidate]: ...
@@ -57,7 +56,9 @@ class Backend(Protocol):
 
 
 class PythonBackend:
-    """The reference implementation: one function per query in ``kg.queries.python``."""
+    """The reference implementation: the runner calls each query's declared Python function on
+    ``graph``, a networkx ``MultiDiGraph`` (``kg.stores.nx.to_networkx``) or a ``GraphDocument``
+    (converted when a query first runs: resolving a name needs only the nodes)."""
 
     name = "python"
     _indexes: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -66,46 +67,51 @@ class PythonBackend:
         from kg.records import GraphDocument
 
         if isinstance(graph, GraphDocument):
+            self._document, self._graph = graph, None
+            self.nodes: Any = {n.id: {"label": n.label, "name": n.name, "title": n.properties.get("title"),
+                                      "aliases": n.aliases, "support": n.support} for n in graph.nodes}
+            self._own_index: dict[str, set[str]] | None = None
+        else:
+            self._document, self._graph, self.nodes = None, graph, graph.nodes
+
+    @property
+    def graph(self) -> Any:
+        if self._graph is None:
             from kg.stores.nx import to_networkx
 
-            graph = to_networkx(graph)
-        self.graph = graph
-
-    def execute(
-        self, query_name: str, text: str, values: dict[str, Any], params: Sequence[Param], cap: int | None = None
-    ) -> list[dict[str, Any]]:
-        from kg.queries import python
-
-        return getattr(python, query_name)(self.graph, **values)
+            self._graph = to_networkx(self._document)
+        return self._graph
 
     def _candidate(self, node: str) -> Candidate:
-        d = self.graph.nodes[node]
+        d = self.nodes[node]
         return Candidate(node, d["label"], d["name"], d.get("support", 0))
 
     def existing(self, ids: Sequence[str], labels: Sequence[str]) -> list[Candidate]:
-        g = self.graph
-        return [self._candidate(i) for i in dict.fromkeys(ids) if i in g and g.nodes[i]["label"] in labels]
+        return [self._candidate(i) for i in dict.fromkeys(ids) if i in self.nodes and self.nodes[i]["label"] in labels]
 
     def _index(self) -> dict[str, set[str]]:
         """Lower-cased names, aliases and titles to node ids, built once per graph."""
-        index = self._indexes.get(self.graph)
+        index = self._indexes.get(self._graph) if self._graph is not None else self._own_index
         if index is None:
             index = {}
-            for node, d in self.graph.nodes(data=True):
+            for node, d in self.nodes.items():
                 for text in (d.get("name"), d.get("title"), *d.get("aliases", ())):
                     if text:
                         index.setdefault(text.lower(), set()).add(node)
-            self._indexes[self.graph] = index
+            if self._document is None:
+                self._indexes[self._graph] = index
+            else:
+                self._own_index = index
         return index
 
     def named(self, keys: Sequence[str], labels: Sequence[str]) -> list[Candidate]:
         index = self._index()
         found = {n for k in keys for n in index.get(k, ())}
-        return [self._candidate(n) for n in sorted(found) if self.graph.nodes[n]["label"] in labels]
+        return [self._candidate(n) for n in sorted(found) if self.nodes[n]["label"] in labels]
 
     def names(self, labels: Sequence[str], groups: Sequence[frozenset[str]], at_least: int) -> list[str]:
         return [
-            d["name"] for _, d in self.graph.nodes(data=True)
+            d["name"] for d in self.nodes.values()
             if d["label"] in labels and sum(any(_contains(d["name"].lower(), f) for f in g) for g in groups) >= at_least
         ]
 
@@ -141,9 +147,7 @@ class SparqlBackend:
         # Each solution costs a Python object: stop at the cap rather than convert rows the runner drops.
         return [{n: _python(sol[n]) for n in names} for sol in itertools.islice(result, cap)]
 
-    def execute(
-        self, query_name: str, text: str, values: dict[str, Any], params: Sequence[Param], cap: int | None = None
-    ) -> list[dict[str, Any]]:
+    def execute(self, text: str, values: dict[str, Any], params: Sequence[Param], cap: int | None = None) -> list[dict[str, Any]]:
         import pyoxigraph as ox
 
         types = {p.name: p for p in params}
@@ -253,21 +257,12 @@ class CypherBackend:
         self._check_format()
 
     def _check_format(self) -> None:
-        """Refuse a database that no complete load by this version wrote (``kg.stores.neo4j.FORMAT``):
-        its answers would be wrong, not missing.  Asked once per driver and database."""
-        from kg.stores.neo4j import FORMAT, READ_FORMAT
-
+        """Refuse a database that no complete load by this version wrote (``kg.schema.formats``).
+        Asked once per driver and database."""
         checked = self._checked.setdefault(self.driver, set())
         if self.database in checked:
             return
-        found = [r["format"] for r in self._read(READ_FORMAT, {})]
-        if found != [FORMAT]:
-            held = (
-                f"a graph loaded by another paperkg version (format {found[0]}; this version reads {FORMAT})"
-                if found else "no graph that a complete load by paperkg recorded"
-            )
-            raise KGError(f"Neo4j database {self.database or '(default)'} holds {held}: "
-                          "load the graph again with `kg load neo4j OUT`")
+        check_neo4j([r["format"] for r in self._read(READ_NEO4J_FORMAT, {})], self.database)
         checked.add(self.database)
 
     def _read(self, text: str, parameters: dict[str, Any]) -> list[dict[str, Any]]:
@@ -278,9 +273,7 @@ class CypherBackend:
         )
         return [record.data() for record in records]
 
-    def execute(
-        self, query_name: str, text: str, values: dict[str, Any], params: Sequence[Param], cap: int | None = None
-    ) -> list[dict[str, Any]]:
+    def execute(self, text: str, values: dict[str, Any], params: Sequence[Param], cap: int | None = None) -> list[dict[str, Any]]:
         return self._read(text, values)
 
     @staticmethod

@@ -8,39 +8,16 @@ columns whichever backend answered.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
 from functools import cache, lru_cache
 from types import SimpleNamespace
 from typing import Any
 
 Rows = list[dict[str, Any]]
-
-ADDED: dict[str, tuple[str, ...]] = {
-    "bounds_for_problem": ("frontier",),
-    "bound_improvements": ("chain",),
-    "bound_gaps": ("gap",),
-}
-"""Columns a query's header declares that post-processing adds (the backends do not return them)."""
-
-WHOLE = frozenset({"area_overview", "leaderboard", *ADDED})
-"""Queries whose post-processing needs every row, so a backend may not stop reading at the limit."""
+"""Each function here takes the rows and the query's parameter values; its query declares it
+(``kg.queries.spec.canned``)."""
 
 
-def apply(name: str, rows: Rows, params: dict[str, Any]) -> Rows:
-    """Add the post-processed columns of query ``name`` (rows pass through for other queries)."""
-    if name == "area_overview":
-        return top_per_section(rows, params["top"])
-    if name == "leaderboard":
-        return first_per_method(rows)
-    step: Callable[[Rows], Rows] | None = {
-        "bounds_for_problem": mark_frontier,
-        "bound_improvements": mark_chains,
-        "bound_gaps": mark_gaps,
-    }.get(name)
-    return step(rows) if step else rows
-
-
-def mark_frontier(rows: Rows) -> Rows:
+def mark_frontier(rows: Rows, values: dict[str, Any]) -> Rows:
     """``frontier``: ``kg.complexity.frontier`` keeps this upper bound (no bound on the same quantity is better).
 
     Lower bounds and conditions are never on the frontier.
@@ -52,7 +29,7 @@ def mark_frontier(rows: Rows) -> Rows:
     return [row | {"frontier": row["bound"] in kept} for row in rows]
 
 
-def mark_chains(rows: Rows) -> Rows:
+def mark_chains(rows: Rows, values: dict[str, Any]) -> Rows:
     """``chain``: the number of IMPROVES_ON steps in the longest chain that starts at ``bound``."""
     improves: dict[str, set[str]] = defaultdict(set)
     for row in rows:
@@ -66,7 +43,7 @@ def mark_chains(rows: Rows) -> Rows:
     return [row | {"chain": depth(row["bound"])} for row in rows]
 
 
-def mark_gaps(rows: Rows) -> Rows:
+def mark_gaps(rows: Rows, values: dict[str, Any]) -> Rows:
     """``gap`` between an upper and a lower bound: tight, log-factor, polynomial or unknown."""
     return [row | {"gap": _gap(row["upper_expression"] or "", row["lower_expression"] or "")} for row in rows]
 
@@ -79,8 +56,9 @@ def _gap(upper: str, lower: str) -> str:
     return gap(upper, lower)
 
 
-def top_per_section(rows: Rows, top: int) -> Rows:
+def top_per_section(rows: Rows, values: dict[str, Any]) -> Rows:
     """The first ``top`` rows of each section (SPARQL has no per-group LIMIT)."""
+    top = values["top"]
     seen: dict[str, int] = defaultdict(int)
     kept = []
     for row in rows:
@@ -90,7 +68,7 @@ def top_per_section(rows: Rows, top: int) -> Rows:
     return kept
 
 
-def first_per_method(rows: Rows) -> Rows:
+def first_per_method(rows: Rows, values: dict[str, Any]) -> Rows:
     """Each method's first row: its best result, as the query orders rows best first (then by
     method and result id).  A grouped subquery or a NOT EXISTS would say it in SPARQL, but
     Oxigraph evaluates either over every result of the store (2-3 s on the ICLR graph)."""

@@ -1,7 +1,8 @@
 """The canned queries over a networkx ``MultiDiGraph`` (``kg.stores.nx.to_networkx``).
 
-One function per query, named as the query files and taking the parameters their headers declare
-(node references already resolved to node ids).  Each returns the rows the Cypher and SPARQL
+One function per query, named as the query files, taking the parameters their headers declare
+(node references already resolved to node ids) and declared with ``kg.queries.spec.canned``: the
+one place a query is registered.  Each returns the rows the Cypher and SPARQL
 versions return, in the same order: these functions are the reference the parity test holds the
 other two backends to, so they say plainly what each query means.
 
@@ -17,6 +18,8 @@ from collections.abc import Iterator
 
 import networkx as nx
 
+from kg.queries import post, steps
+from kg.queries.spec import canned
 from kg.records import METHOD_LABELS
 
 LOWER_NOTATIONS = ("Omega", "soft-Omega", "omega")
@@ -56,6 +59,7 @@ def _ranked(g: nx.MultiDiGraph, support: dict[str, set[str]], column: str, limit
     return rows[:limit]
 
 
+@canned(aggregates=("addressings",))
 def methods_for_problem(g: nx.MultiDiGraph, problem: str, limit: int = 25) -> list[dict]:
     support: dict[str, set[str]] = defaultdict(set)
     for source, data in _in(g, problem, "ADDRESSES"):
@@ -68,6 +72,7 @@ def methods_for_problem(g: nx.MultiDiGraph, problem: str, limit: int = 25) -> li
     return _ranked(g, support, "method", limit)
 
 
+@canned(aggregates=("addressings",))
 def problems_for_method(g: nx.MultiDiGraph, method: str, limit: int = 25) -> list[dict]:
     support: dict[str, set[str]] = defaultdict(set)
     for problem, data in _out(g, method, "ADDRESSES"):
@@ -81,6 +86,7 @@ def problems_for_method(g: nx.MultiDiGraph, method: str, limit: int = 25) -> lis
     return _ranked(g, support, "problem", limit, with_label=False)
 
 
+@canned(aggregates=("rank_bands",))
 def top_entities(g: nx.MultiDiGraph, type: str, limit: int = 25) -> list[dict]:
     rows = [
         {"entity": d["name"], "id": n, "abstracts": d["support"], "mentions": d["mentions"]}
@@ -91,6 +97,7 @@ def top_entities(g: nx.MultiDiGraph, type: str, limit: int = 25) -> list[dict]:
     return rows[:limit]
 
 
+@canned(program=steps.co_occurring, aggregates=("co_occurrences",))
 def co_occurring(g: nx.MultiDiGraph, entity: str, type: str | None = None, limit: int = 25) -> list[dict]:
     papers: dict[str, set[str]] = defaultdict(set)
     for paper, _ in _in(g, entity, "MENTIONS"):
@@ -102,6 +109,7 @@ def co_occurring(g: nx.MultiDiGraph, entity: str, type: str | None = None, limit
     return rows[:limit]
 
 
+@canned(aggregates=("paper_ranks",))
 def papers_for_entity(g: nx.MultiDiGraph, entity: str, limit: int = 100) -> list[dict]:
     rows = []
     for paper, data in _in(g, entity, "MENTIONS"):
@@ -114,6 +122,7 @@ def papers_for_entity(g: nx.MultiDiGraph, entity: str, limit: int = 100) -> list
     return rows[:limit]
 
 
+@canned()
 def paper_profile(g: nx.MultiDiGraph, paper: str) -> list[dict]:
     rows = []
 
@@ -146,6 +155,7 @@ def _bound_row(g: nx.MultiDiGraph, bound: str) -> dict:
     }
 
 
+@canned(post=post.mark_frontier, added=("frontier",))
 def bounds_for_problem(g: nx.MultiDiGraph, problem: str, quantity: str | None = None) -> list[dict]:
     rows = [
         _bound_row(g, bound)
@@ -158,6 +168,7 @@ def bounds_for_problem(g: nx.MultiDiGraph, problem: str, quantity: str | None = 
     return rows
 
 
+@canned(post=post.mark_chains, added=("chain",))
 def bound_improvements(g: nx.MultiDiGraph) -> list[dict]:
     rows = []
     for bound, target, key in g.edges(keys=True):
@@ -179,6 +190,7 @@ def _is_lower(b: dict) -> bool:
     return b.get("role") == "lower" or b.get("notation") in LOWER_NOTATIONS
 
 
+@canned(post=post.mark_gaps, added=("gap",))
 def bound_gaps(g: nx.MultiDiGraph) -> list[dict]:
     rows = []
     for subject, d in g.nodes(data=True):
@@ -200,6 +212,7 @@ def bound_gaps(g: nx.MultiDiGraph) -> list[dict]:
     return rows
 
 
+@canned(aggregates=("outperform_bands",))
 def outperforms(g: nx.MultiDiGraph, method: str, limit: int = 50) -> list[dict]:
     rows = []
     for direction, edges in (("beats", _out(g, method, "OUTPERFORMS")), ("beaten_by", _in(g, method, "OUTPERFORMS"))):
@@ -212,11 +225,13 @@ def outperforms(g: nx.MultiDiGraph, method: str, limit: int = 50) -> list[dict]:
     return rows[:limit]
 
 
+@canned()
 def datasets_for_method(g: nx.MultiDiGraph, method: str, limit: int = 25) -> list[dict]:
     support = {d: set(data["papers"]) for d, data in _out(g, method, "EVALUATED_ON") if _label(g, d) == "Dataset"}
     return _ranked(g, support, "dataset", limit, with_label=False)
 
 
+@canned()
 def methods_on_dataset(g: nx.MultiDiGraph, dataset: str, limit: int = 25) -> list[dict]:
     support = {m: set(data["papers"]) for m, data in _in(g, dataset, "EVALUATED_ON") if _label(g, m) in METHOD_LABELS}
     return _ranked(g, support, "method", limit)
@@ -226,6 +241,7 @@ def _year(g: nx.MultiDiGraph, paper: str) -> int | None:
     return g.nodes[paper].get("year")
 
 
+@canned(aggregates=("first_year",))
 def new_in_corpus(g: nx.MultiDiGraph, type: str, year: int, limit: int = 25) -> list[dict]:
     rows = []
     for entity, d in g.nodes(data=True):
@@ -238,6 +254,7 @@ def new_in_corpus(g: nx.MultiDiGraph, type: str, year: int, limit: int = 25) -> 
     return rows[:limit]
 
 
+@canned(program=steps.rising_entities)
 def rising_entities(g: nx.MultiDiGraph, type: str, since: int = 2020, limit: int = 25) -> list[dict]:
     years = [y for _, d in g.nodes(data=True) if d["label"] == "Paper" and (y := d.get("year")) is not None]
     total_before = sum(y < since for y in years)
@@ -260,6 +277,7 @@ def rising_entities(g: nx.MultiDiGraph, type: str, since: int = 2020, limit: int
     return [{k: v for k, v in r.items() if k != "_growth"} for r in rows[:limit]]
 
 
+@canned(program=steps.similar_papers, aggregates=("entity_count",))
 def similar_papers(g: nx.MultiDiGraph, paper: str, k: int = 10) -> list[dict]:
     mine = {e for e, _ in _out(g, paper, "MENTIONS")}
     shared: dict[str, int] = defaultdict(int)
@@ -279,6 +297,7 @@ def _mention_neighbours(g: nx.MultiDiGraph, node: str) -> set[str]:
     return {n for n, _ in _out(g, node, "MENTIONS")} | {n for n, _ in _in(g, node, "MENTIONS")}
 
 
+@canned(program=steps.connection)
 def connection(g: nx.MultiDiGraph, a: str, b: str) -> list[dict]:
     """The shortest entity-paper-entity path from a to b (at most 3 papers), smallest ids first on ties."""
     if a == b:
@@ -301,6 +320,7 @@ def connection(g: nx.MultiDiGraph, a: str, b: str) -> list[dict]:
     return [{"step": i, "id": n, "name": _name(g, n), "label": _label(g, n)} for i, n in enumerate(path)]
 
 
+@canned(post=post.top_per_section, aggregates=("areas",))
 def area_overview(g: nx.MultiDiGraph, primary_area: str, top: int = 10) -> list[dict]:
     papers = [p for p, d in g.nodes(data=True) if d["label"] == "Paper" and d.get("primaryArea") == primary_area]
     counts: dict[tuple[str, str | None, str], set[str]] = defaultdict(set)
@@ -339,6 +359,7 @@ def _result_rows(g: nx.MultiDiGraph, results: list[str], limit: int) -> list[tup
     return [(r, paper, g.nodes[r]) for paper, _, r in rows[:limit]]
 
 
+@canned()
 def results_for_method(g: nx.MultiDiGraph, method: str, limit: int = 50) -> list[dict]:
     results = [r for r, _ in _in(g, method, "ACHIEVED_BY") if _label(g, r) == "Result"]
     return [
@@ -350,6 +371,7 @@ def results_for_method(g: nx.MultiDiGraph, method: str, limit: int = 50) -> list
     ]
 
 
+@canned()
 def claims_over_baseline(g: nx.MultiDiGraph, baseline: str, limit: int = 50) -> list[dict]:
     results = [r for r, _ in _in(g, baseline, "AGAINST") if _label(g, r) == "Result"]
     rows = []
@@ -363,6 +385,7 @@ def claims_over_baseline(g: nx.MultiDiGraph, baseline: str, limit: int = 50) -> 
     return rows
 
 
+@canned(post=post.first_per_method)
 def leaderboard(g: nx.MultiDiGraph, dataset: str, metric: str, limit: int = 25) -> list[dict]:
     """Every score on the dataset for the metric, best first; ``kg.queries.post`` keeps each method's first."""
     better = g.nodes[metric].get("better")

@@ -1,4 +1,11 @@
-"""Query specs: the header every canned query file opens with, parsed into typed parameters.
+"""Query specs: a canned query's declaration, and the header its files open with, parsed into
+typed parameters.
+
+A query is declared once, by decorating its Python reference (``kg.queries.python``) with
+``canned``: the decorator records the reference, the optional steps program (``kg.queries.steps``)
+and post-processing (``kg.queries.post``), and the build-time aggregates it needs
+(``kg.schema.aggregates.KINDS``).  Its texts are ``cypher/NAME.cypher`` and ``sparql/NAME.rq``;
+adding a query is that declaration plus the two files.
 
 A header is four comment lines (``//`` in ``.cypher``, ``#`` in ``.rq``)::
 
@@ -17,11 +24,13 @@ is optional (``None`` when not given), ``name (type = value)`` has a default.  A
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from kg.records import ENTITY_LABELS
 from kg.schema import NODE_LABELS
+from kg.schema.aggregates import KINDS
 
 SCALARS = ("str", "int", "float", "bool")
 COLUMN_TYPES = ("str", "int", "float", "bool", "list")
@@ -29,6 +38,63 @@ _REQUIRED = object()
 _HEADER = re.compile(r"^\s*(?://|#)\s*(name|summary|params|returns):\s*(.*?)\s*$")
 _PARAM = re.compile(r"^(\w+)\s*\(\s*([\w|]+)\s*(\?)?\s*(?:=\s*(.*?))?\s*\)$")
 _COLUMN = re.compile(r"^(\w+)(?:\s*\(\s*(\w+)\s*\))?$")
+
+
+Rows = list[dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    """What a canned query is besides its texts.
+
+    ``reference``: the Python function every backend's answer is held to; ``program``: runs a query
+    whose files are made of parts (``kg.queries.steps``); ``post``: ``post(rows, values)`` adds the
+    columns ``added`` (declared in the header, returned by no backend) or keeps some rows, and sees
+    every row, so a backend may not stop reading at the limit; ``aggregates``: the build-time
+    aggregate kinds the Cypher and SPARQL texts look up."""
+
+    name: str
+    reference: Callable[..., Rows]
+    program: Callable[..., Rows] | None = None
+    post: Callable[[Rows, dict[str, Any]], Rows] | None = None
+    added: tuple[str, ...] = ()
+    aggregates: tuple[str, ...] = ()
+
+    @property
+    def reads_whole(self) -> bool:
+        """Whether a backend must return every row (post-processing needs them all)."""
+        return self.post is not None
+
+
+DECLARED: dict[str, Declaration] = {}
+"""Every declared query by name, in declaration order (``kg.queries`` imports the references)."""
+
+
+def canned(*, program: Callable[..., Rows] | None = None, post: Callable[[Rows, dict[str, Any]], Rows] | None = None,
+           added: tuple[str, ...] = (), aggregates: tuple[str, ...] = ()) -> Callable:
+    """Declare the decorated Python reference a canned query of the same name (see ``Declaration``).
+
+    Example:
+        >>> @canned(aggregates=("rank_bands",))
+        ... def example_query(g, limit: int = 25):
+        ...     return []
+        >>> DECLARED.pop("example_query").aggregates
+        ('rank_bands',)
+    """
+    unknown = sorted(set(aggregates) - set(KINDS))
+    if unknown:
+        raise ValueError(f"unknown aggregate kind(s) {', '.join(unknown)}; known: {', '.join(KINDS)}")
+    if added and post is None:
+        raise ValueError("added columns need the post-processing that adds them")
+
+    def declare(reference: Callable[..., Rows]) -> Callable[..., Rows]:
+        name = reference.__name__
+        if name in DECLARED:
+            raise ValueError(f"query {name!r} is declared twice")
+        DECLARED[name] = Declaration(name, reference, program, post, tuple(added), tuple(aggregates))
+        return reference
+
+    return declare
 
 
 @dataclass(frozen=True, slots=True)

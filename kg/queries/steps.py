@@ -112,10 +112,3 @@ def co_occurring(part: Part, entity: str, type: str | None, limit: int) -> list[
     depth = part("depth", {"entity": entity})[0]["depth"]
     values = {"entity": entity, "type": type, "limit": limit}
     return part("stored" if depth is not None and limit <= depth else "counted", values, limit)
-
-
-PROGRAMS: dict[str, Callable[..., list[dict[str, Any]]]] = {
-    "co_occurring": co_occurring, "connection": connection, "rising_entities": rising_entities,
-    "similar_papers": similar_papers,
-}
-"""Query name -> program, for queries whose files are made of parts."""

@@ -7,10 +7,10 @@ reads every Method (80,000 on the ICLR 2026 graph) cannot answer in 50 ms.  A *r
 ``2**(b-1)+1 .. 2**b`` (band 0 holds rank 1), so ranks ``1..limit`` lie in the bands whose first
 rank is at most ``limit``, together fewer than ``2 * limit`` nodes per ranking.
 
-Properties added (by the writers, not to ``graph.json``: ``kg.stores.rdf`` applies ``with_aggregates``
-to the embedded store and its Turtle, ``kg.stores.neo4j`` to Neo4j, where range indexes on the
-scalar ones serve ``top_entities``, ``new_in_corpus``, ``similar_papers`` and ``papers_for_entity``;
-the Python queries answer without them):
+A build computes them once (``aggregate``, for the ``KINDS`` its canned queries declare) and hands
+the ``Aggregated`` graph to the embedded store, its Turtle and Neo4j, not to ``graph.json``; in Neo4j
+range indexes on the scalar ones serve ``top_entities``, ``new_in_corpus``, ``similar_papers`` and
+``papers_for_entity``; the Python queries answer without them.  Properties and rows:
 
 * entities: ``rankBand`` — band of the rank within the label by (support desc, mentions desc, id),
   the order of ``top_entities``;
@@ -27,7 +27,7 @@ the Python queries answer without them):
   ``methods_for_problem`` and ``problems_for_method`` (papers desc, name, id), so those queries read
   their first ``limit`` rows by band instead of joining every ADDRESSES edge and proposing paper of a
   busy problem or method (hundreds);
-* every node (RDF store only, as ``name_keys`` and ``name_fragments``): its lower-cased name, title
+* every node (RDF store only, as ``kg.names.name_keys`` and ``name_fragments``): its lower-cased name, title
   and aliases, which resolve a parameter by name with one look-up each, and the fragments of its
   name, which gather the "did you mean" candidates of a misspelt one;
 * entities mentioned in at least ``CO_OCCURRING_MIN_PAPERS`` papers: ``coOccurringDepth``, the number
@@ -61,13 +61,12 @@ Example:
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kg.records import ENTITY_LABELS, METHOD_LABELS, GraphDocument, Node
+from kg.records import ENTITY_LABELS, METHOD_LABELS, GraphDocument
 
 AGGREGATE_PROPERTIES = (
     "rankBand", "firstYear", "firstYearPapers", "datedPapers", "firstYearBand", "entityCount", "areaPapers", "areaBands",
@@ -87,8 +86,6 @@ stored answer serves any ``limit`` up to this (the default is 25)."""
 CO_OCCURRING_MIN_PAPERS = 10
 """Entities in fewer papers share them with a few hundred (paper, entity) pairs at most, which the
 query counts fast enough; storing them too would triple the rows."""
-GAP = "…"
-"""Joins the first and last two letters of a word into one name fragment; no word contains it."""
 ANY_LABEL = "*"
 """The label part of the key of a co-occurrence's rank among entities of every label."""
 
@@ -131,19 +128,69 @@ def band(rank: int) -> int:
     return (rank - 1).bit_length()
 
 
-def with_aggregates(doc: GraphDocument) -> GraphDocument:
-    """``doc`` with the aggregate node and edge properties (re)computed from its nodes and edges."""
+KINDS: dict[str, str] = {
+    "rank_bands": "rankBand on entities (top_entities)",
+    "first_year": "firstYear, firstYearPapers, datedPapers, firstYearBand on entities (new_in_corpus)",
+    "entity_count": "entityCount on papers (similar_papers)",
+    "areas": "areaPapers and areaBands on problems, methods and models (area_overview)",
+    "co_occurrences": "coOccurringDepth on busy entities and their CoOccurrence rows (co_occurring)",
+    "addressings": "the Addressing rows (methods_for_problem, problems_for_method)",
+    "paper_ranks": "paperRank, paperBand, sentenceSpans on MENTIONS edges (papers_for_entity)",
+    "outperform_bands": "beatsBand, beatenByBand on OUTPERFORMS edges (outperforms)",
+}
+"""The kinds of aggregate a canned query can declare it needs (``kg.queries.spec.canned``); a build
+computes the kinds its queries declare, once, and hands them to every sink."""
+
+
+@dataclass(frozen=True, slots=True)
+class Aggregated:
+    """A graph with its build-time aggregates: what every sink writes (the sinks only serialise).
+
+    ``graph`` carries the aggregate node and edge properties; ``addressings`` and ``co_occurrences``
+    are the rows stored beside it; ``kinds`` are the kinds computed (``KINDS``)."""
+
+    graph: GraphDocument
+    addressings: tuple[Addressing, ...]
+    co_occurrences: tuple[CoOccurrence, ...]
+    kinds: frozenset[str]
+
+
+def aggregate(doc: GraphDocument, kinds: Iterable[str] = KINDS) -> Aggregated:
+    """Compute the aggregates of ``kinds`` (default: every kind) for ``doc``, once for every sink.
+
+    Example:
+        >>> from kg.records import GraphDocument, Node
+        >>> a = aggregate(GraphDocument((Node("method:a", "Method", "A"),), ()), ["rank_bands"])
+        >>> a.graph.nodes[0].properties, a.addressings, sorted(a.kinds)
+        ({'rankBand': 0}, (), ['rank_bands'])
+    """
+    kinds = frozenset(kinds)
+    unknown = sorted(kinds - set(KINDS))
+    if unknown:
+        raise ValueError(f"unknown aggregate kind(s) {', '.join(unknown)}; known: {', '.join(KINDS)}")
+    return Aggregated(
+        with_aggregates(doc, kinds),
+        tuple(addressings(doc)) if "addressings" in kinds else (),
+        tuple(co_occurrences(doc)) if "co_occurrences" in kinds else (),
+        kinds,
+    )
+
+
+def with_aggregates(doc: GraphDocument, kinds: Iterable[str] = KINDS) -> GraphDocument:
+    """``doc`` with the aggregate node and edge properties of ``kinds`` (re)computed from its nodes and edges."""
+    kinds = frozenset(kinds)
     nodes = {n.id: n for n in doc.nodes}
     extra: dict[str, dict[str, Any]] = defaultdict(dict)
 
-    by_label: dict[str, list] = defaultdict(list)
-    for n in doc.nodes:
-        if n.label in ENTITY_LABELS:
-            by_label[n.label].append(n)
-    for members in by_label.values():
-        members.sort(key=lambda n: (-n.support, -n.mentions, n.id))
-        for rank, n in enumerate(members, 1):
-            extra[n.id]["rankBand"] = band(rank)
+    if "rank_bands" in kinds:
+        by_label: dict[str, list] = defaultdict(list)
+        for n in doc.nodes:
+            if n.label in ENTITY_LABELS:
+                by_label[n.label].append(n)
+        for members in by_label.values():
+            members.sort(key=lambda n: (-n.support, -n.mentions, n.id))
+            for rank, n in enumerate(members, 1):
+                extra[n.id]["rankBand"] = band(rank)
 
     years: dict[str, list[int]] = defaultdict(list)
     entity_count: dict[str, int] = defaultdict(int)
@@ -159,47 +206,50 @@ def with_aggregates(doc: GraphDocument) -> GraphDocument:
         area = paper.properties.get("primaryArea") if paper is not None else None
         if area and entity is not None and entity.label in SECTIONS:
             in_area[(area, SECTIONS[entity.label])][e.target] += 1
-    for (area, _), counts in sorted(in_area.items()):
-        ranked = sorted(counts, key=lambda i: (-counts[i], nodes[i].name, i))
-        for rank, entity in enumerate(ranked, 1):
-            extra[entity].setdefault("areaPapers", []).append(f"{area}{SEPARATOR}{counts[entity]}")
-            extra[entity].setdefault("areaBands", []).append(f"{area}{SEPARATOR}{band(rank)}")
-    groups: dict[tuple[str, int], list] = defaultdict(list)
-    for entity, ys in years.items():
-        n = nodes[entity]
-        if n.label not in ENTITY_LABELS:
-            continue
-        first = min(ys)
-        extra[entity] |= {"firstYear": first, "firstYearPapers": ys.count(first), "datedPapers": len(ys)}
-        groups[(n.label, first)].append(n)
-    for members in groups.values():
-        members.sort(key=lambda n: (-extra[n.id]["firstYearPapers"], n.name, n.id))
-        for rank, n in enumerate(members, 1):
-            extra[n.id]["firstYearBand"] = band(rank)
-
-    for n in doc.nodes:
-        if n.label == "Paper":
-            extra[n.id]["entityCount"] = entity_count.get(n.id, 0)
-    for entity in _busy(doc):
-        extra[entity]["coOccurringDepth"] = CO_OCCURRING_DEPTH
+    if "areas" in kinds:
+        for (area, _), counts in sorted(in_area.items()):
+            ranked = sorted(counts, key=lambda i: (-counts[i], nodes[i].name, i))
+            for rank, entity in enumerate(ranked, 1):
+                extra[entity].setdefault("areaPapers", []).append(f"{area}{SEPARATOR}{counts[entity]}")
+                extra[entity].setdefault("areaBands", []).append(f"{area}{SEPARATOR}{band(rank)}")
+    if "first_year" in kinds:
+        groups: dict[tuple[str, int], list] = defaultdict(list)
+        for entity, ys in years.items():
+            n = nodes[entity]
+            if n.label not in ENTITY_LABELS:
+                continue
+            first = min(ys)
+            extra[entity] |= {"firstYear": first, "firstYearPapers": ys.count(first), "datedPapers": len(ys)}
+            groups[(n.label, first)].append(n)
+        for members in groups.values():
+            members.sort(key=lambda n: (-extra[n.id]["firstYearPapers"], n.name, n.id))
+            for rank, n in enumerate(members, 1):
+                extra[n.id]["firstYearBand"] = band(rank)
+    if "entity_count" in kinds:
+        for n in doc.nodes:
+            if n.label == "Paper":
+                extra[n.id]["entityCount"] = entity_count.get(n.id, 0)
+    if "co_occurrences" in kinds:
+        for entity in _busy(doc):
+            extra[entity]["coOccurringDepth"] = CO_OCCURRING_DEPTH
 
     out = []
     for n in doc.nodes:
         props = {k: v for k, v in n.properties.items() if k not in AGGREGATE_PROPERTIES}
         out.append(replace(n, properties=props | extra.get(n.id, {})) if n.id in extra or props != n.properties else n)
-    return replace(doc, nodes=tuple(out), edges=_ranked_edges(doc, nodes))
+    return replace(doc, nodes=tuple(out), edges=_ranked_edges(doc, nodes, kinds))
 
 
-def _ranked_edges(doc: GraphDocument, nodes: dict[str, Any]) -> tuple:
-    """The edges, MENTIONS ones with ``paperRank`` and ``paperBand``, OUTPERFORMS ones with
-    ``beatsBand`` and ``beatenByBand`` (see the module docstring)."""
+def _ranked_edges(doc: GraphDocument, nodes: dict[str, Any], kinds: frozenset[str]) -> tuple:
+    """The edges, MENTIONS ones with ``paperRank`` and ``paperBand`` (``paper_ranks``), OUTPERFORMS
+    ones with ``beatsBand`` and ``beatenByBand`` (``outperform_bands``; see the module docstring)."""
     by_entity: dict[str, list[int]] = defaultdict(list)
     beats: dict[str, list[int]] = defaultdict(list)
     beaten_by: dict[str, list[int]] = defaultdict(list)
     for i, e in enumerate(doc.edges):
-        if e.type == "MENTIONS":
+        if e.type == "MENTIONS" and "paper_ranks" in kinds:
             by_entity[e.target].append(i)
-        elif e.type == "OUTPERFORMS":
+        elif e.type == "OUTPERFORMS" and "outperform_bands" in kinds:
             beats[e.source].append(i)
             beaten_by[e.target].append(i)
     extra: dict[int, dict[str, Any]] = defaultdict(dict)
@@ -338,57 +388,3 @@ def joined_keys(keys: Iterable[str]) -> str:
         ['', 'large language model', 'llms', '']
     """
     return "".join(f"\x1e{key}" for key in keys) + "\x1e"
-
-
-def name_keys(node: Node) -> set[str]:
-    """The lower-cased spellings a parameter can name ``node`` by: its name, title and aliases."""
-    return {text.lower() for text in (node.name, node.properties.get("title"), *node.aliases) if text}
-
-
-def name_fragments(text: str) -> frozenset[str]:
-    """Keys of a "did you mean": each word's first and last four letters ("propogation" -> "prop",
-    "tion") and its first and last two around ``GAP`` ("pr…on": an edit in the middle, such as
-    "accruacy", changes both four-letter ends of a word of eight), a shorter word whole and its first
-    three letters ("FIDD" -> "fidd", "fid"); words of one or two letters only when there are no
-    others ("of" would match half the graph).  A misspelt name almost surely shares one with the
-    right name, so a suggestion compares a few hundred names, not every name in the graph.
-
-    Example:
-        >>> sorted(name_fragments("Equilibrium propogation")), sorted(name_fragments("FIDD")), sorted(name_fragments("KD"))
-        (['equi', 'eq…um', 'prop', 'pr…on', 'rium', 'tion'], ['fid', 'fidd'], ['kd'])
-    """
-    return frozenset().union(*word_fragments(text))
-
-
-def word_fragments(text: str) -> list[frozenset[str]]:
-    """The ``name_fragments`` of each distinct word, in order: a misspelt name of several words
-    shares fragments of at least two of them with the right name, which a fragment as common as
-    "tion" alone cannot narrow down.
-
-    Example:
-        >>> [sorted(f) for f in word_fragments("image clasification")]
-        [['imag', 'im…ge', 'mage'], ['clas', 'cl…on', 'tion']]
-        >>> [sorted(f) for f in word_fragments("large lanugage")]
-        [['arge', 'larg'], ['gage', 'lanu']]
-    """
-    words = re.findall(r"\w+", text.lower()) or [text.lower().strip()]
-    words = [w for w in words if len(w) > 2] or words
-    groups = [
-        frozenset(p for p in ((w[:4], w[-4:], f"{w[:2]}{GAP}{w[-2:]}") if len(w) > 4 else (w, w[:3])) if p)
-        for w in dict.fromkeys(words)
-    ]
-    # a fragment of two words ("la…ge" of "large" and "language") would let one word meet both
-    shared = {f for i, g in enumerate(groups) for h in groups[i + 1 :] for f in g & h}
-    return [g - shared or g for g in groups if g]
-
-
-def fragment_pieces(fragment: str) -> list[str]:
-    """The substrings a name with ``fragment`` contains (both ends of a gapped one): a backend
-    without the fragment index fetches by them, then keeps the names ``groups_met`` keeps."""
-    return fragment.split(GAP)
-
-
-def groups_met(groups: list[frozenset[str]], name: str) -> int:
-    """How many of ``groups`` (``word_fragments`` of a misspelt name) share a fragment with ``name``."""
-    mine = name_fragments(name)
-    return sum(not g.isdisjoint(mine) for g in groups)

@@ -20,7 +20,7 @@ retries transient failures, with backoff, for ``retry_seconds``):
    endpoints found by element id (a direct lookup, one query plan per type);
 4. prune: delete what the graph no longer has, and any duplicate of a relationship key;
 5. resample the index statistics and clear cached plans, so queries are planned for this graph,
-   and record :data:`FORMAT`, which the canned queries check.
+   and record ``kg.schema.formats.NEO4J_FORMAT``, which the canned queries check.
 
 ``SET n = row.props`` (not ``+=``) so a property dropped by a rebuild disappears too; a second
 load of the same graph writes nothing. Labels and types enter query text only after
@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -55,41 +54,15 @@ import neo4j
 from neo4j import exceptions as nex
 
 from kg.errors import SinkError
+from kg.settings import DEFAULT_NEO4J_URI
 from kg.records import ENTITY_LABELS, GraphDocument
 from kg.schema import EDGE_TYPES, NODE_LABELS, check_edge_type, check_label, edge_properties, node_properties
-from kg.schema.aggregates import SECTIONS, CoOccurrence, co_occurrences, joined_keys, name_keys, with_aggregates
+from kg.schema.formats import FORMAT_LABEL, NEO4J_FORMAT
+from kg.names import name_keys
+from kg.schema.aggregates import SECTIONS, Aggregated, CoOccurrence, joined_keys
 from kg.stores import WriteReport, graph_counts
 
 log = logging.getLogger(__name__)
-
-DEFAULT_URI = "bolt://127.0.0.1:7687"
-
-
-@dataclass(frozen=True, slots=True)
-class Connection:
-    """Where to load: Neo4j's own setting names; the password is kept out of ``repr``."""
-
-    uri: str = DEFAULT_URI
-    user: str = "neo4j"
-    password: str = field(default="", repr=False)
-    database: str = "neo4j"
-
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> Connection:
-        """Read ``NEO4J_URI``, ``NEO4J_USERNAME``, ``NEO4J_PASSWORD``, ``NEO4J_DATABASE``.
-
-        Example:
-            >>> Connection.from_env({"NEO4J_PASSWORD": "s3cret-pass"})
-            Connection(uri='bolt://127.0.0.1:7687', user='neo4j', database='neo4j')
-        """
-        env = os.environ if environ is None else environ
-        return cls(
-            uri=env.get("NEO4J_URI") or DEFAULT_URI,
-            user=env.get("NEO4J_USERNAME") or "neo4j",
-            password=env.get("NEO4J_PASSWORD", ""),
-            database=env.get("NEO4J_DATABASE") or "neo4j",
-        )
-
 
 # -- query builders: text only, names checked against the schema's allow-list ---------------
 
@@ -110,18 +83,9 @@ INDEXES: dict[str, tuple[tuple[str, ...], ...]] = {
     "Paper": (("year",), ("primaryArea",)),
 }
 """Range indexes per label: the rank bands of ``top_entities`` and ``new_in_corpus``, paper year and area."""
-FORMAT = 1
-"""What the canned Cypher queries need of a load (its aggregates and indexes); bumped when that
-changes.  A load that completes records it on the one :data:`FORMAT_LABEL` node, and the queries
-refuse a database without it (``kg.queries.backends.CypherBackend``): a database loaded by another
-version would answer wrongly (an older load lacks ``paperBand``, so ``papers_for_entity`` finds
-nothing) rather than fail."""
-FORMAT_LABEL = "PaperkgFormat"
-"""The label of the format node; not one of the graph's labels, so counts and prunes leave it alone."""
-# The format node is dropped when a load starts and set when it ends: a load cut short leaves none.
+# The format node (kg.schema.formats) is dropped when a load starts and set when it ends.
 DROP_FORMAT = f"MATCH (f:{FORMAT_LABEL}) DELETE f"
 SET_FORMAT = f"MERGE (f:{FORMAT_LABEL}) SET f.format = $format"
-READ_FORMAT = f"MATCH (f:{FORMAT_LABEL}) RETURN f.format AS format"
 RELATIONSHIP_INDEXES: dict[str, tuple[str, ...]] = {"MENTIONS": ("paperBand",)}
 """Range indexes per relationship type: ``papers_for_entity`` seeks its first rows by band key."""
 AREA_KEYS = "areaKeys"
@@ -132,7 +96,7 @@ look-up per label, not one per band), or ``area<US><b>`` beyond that."""
 AREA_KEY_BANDS = 10
 """Bands (ranks up to 1,024) that get cumulative ``upto`` keys."""
 NAME_KEYS = "nameKeys"
-"""The lower-cased name, title and aliases of a node (``kg.schema.aggregates.name_keys``), joined as
+"""The lower-cased name, title and aliases of a node (``kg.names.name_keys``), joined as
 :data:`AREA_KEYS` are: resolving a parameter by name is a text-index look-up, not a scan of every
 node's aliases (half a second on the ICLR 2026 graph)."""
 TEXT_INDEXES: dict[str, tuple[str, ...]] = {
@@ -245,14 +209,14 @@ DELETE_RELATIONSHIPS = "UNWIND $rows AS eid MATCH ()-[r]->() WHERE elementId(r) 
 # -- rows and the diff ------------------------------------------------------------------------
 
 
-def node_rows(graph: GraphDocument) -> dict[str, list[dict[str, Any]]]:
-    """Rows per label, in the graph's (sorted) order, of a graph that carries the aggregates of
-    :func:`kg.schema.aggregates.with_aggregates`, plus the Neo4j forms of the keys and lists."""
+def node_rows(aggregated: Aggregated) -> dict[str, list[dict[str, Any]]]:
+    """Rows per label, in the graph's (sorted) order, with its aggregates (``kg.schema.aggregates``)
+    and the Neo4j forms of the keys and lists."""
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
     co_occurring: dict[str, list[CoOccurrence]] = defaultdict(list)
-    for c in co_occurrences(graph):
+    for c in aggregated.co_occurrences:
         co_occurring[c.entity].append(c)
-    for node in graph.nodes:
+    for node in aggregated.graph.nodes:
         props = node_properties(node)
         if props.get("areaBands"):
             props[AREA_KEYS] = area_keys(props["areaBands"])
@@ -412,8 +376,8 @@ DEFAULT_BATCH_SIZE = 10_000
 
 
 def load(
-    graph: GraphDocument,
-    uri: str = DEFAULT_URI,
+    aggregated: Aggregated,
+    uri: str = DEFAULT_NEO4J_URI,
     user: str = "neo4j",
     password: str = "",
     database: str = "neo4j",
@@ -422,12 +386,12 @@ def load(
     prune: bool = True,
     retry_seconds: float = 30.0,
 ) -> WriteReport:
-    """Load ``graph`` so that the database holds exactly its nodes and relationships.
+    """Load a graph so that the database holds exactly its nodes and relationships.
 
     Args:
-        graph: the graph to load.
-        uri, user, password, database: the server (``Connection.from_env()`` reads them from
-            the environment; the password is never logged).
+        aggregated: the graph with its aggregates (``kg.schema.aggregates.aggregate``).
+        uri, user, password, database: the server (``kg.settings.Settings.from_env()`` reads
+            them from the environment; the password is never logged).
         batch_size: rows per write transaction.
         progress: show a progress bar on stderr.
         prune: delete nodes of our labels and relationships of our types that are not in ``graph``.
@@ -440,7 +404,8 @@ def load(
         SinkError: wrong credentials, unreachable server, unknown database, refused data.
 
     Example:
-        >>> load(GraphDocument((), ()), "bolt://127.0.0.1:1", progress=False)  # doctest: +ELLIPSIS
+        >>> from kg.schema.aggregates import aggregate
+        >>> load(aggregate(GraphDocument((), ())), "bolt://127.0.0.1:1", progress=False)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
         kg.errors.SinkError: cannot reach Neo4j at bolt://127.0.0.1:1 (...
@@ -449,9 +414,9 @@ def load(
         raise SinkError(f"batch_size must be at least 1, got {batch_size}")
     seconds: dict[str, float] = {}
     with _clear_errors(uri, user, database), _driver(uri, user, password, retry_seconds) as driver:
+        graph = aggregated.graph
         _check_edges(graph)
-        graph = with_aggregates(graph)
-        nodes = node_rows(graph)
+        nodes = node_rows(aggregated)
         t = time.perf_counter()
         driver.verify_connectivity()
         # fetch_size: the state reads stream whole labels and types; fewer round trips.
@@ -521,7 +486,7 @@ def load(
             # them and drop the plans made with the old ones.
             t = time.perf_counter()
             session.run("CALL db.prepareForReplanning()").consume()
-            session.run(SET_FORMAT, format=FORMAT).consume()
+            session.run(SET_FORMAT, format=NEO4J_FORMAT).consume()
             seconds["statistics"] = time.perf_counter() - t
     n_counts, e_counts = graph_counts(graph)
     log.info(
@@ -580,7 +545,7 @@ def _progress(total: int, enabled: bool) -> Any:
 
 
 def count(
-    uri: str = DEFAULT_URI, user: str = "neo4j", password: str = "", database: str = "neo4j"
+    uri: str = DEFAULT_NEO4J_URI, user: str = "neo4j", password: str = "", database: str = "neo4j"
 ) -> tuple[dict[str, int], dict[str, int]]:
     """Nodes by label and relationships by type in the database, our labels and types only.
 

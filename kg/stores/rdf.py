@@ -1,4 +1,5 @@
-"""RDF sinks: the embedded on-disk Oxigraph store (SPARQL without a server) and Turtle.
+"""RDF sinks: the embedded on-disk Oxigraph store (SPARQL without a server) and Turtle; rdflib as
+the Python face of the store (``rdflib_graph``) and the exports made through it.
 
 The mapping from records to triples is ``kg.schema.vocab``; this module only materialises it.
 SPARQL parameters are bound with Oxigraph's ``substitutions`` (SEP-0007), never pasted into text.
@@ -11,17 +12,19 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import pyoxigraph as ox
 
 from kg.errors import KGError
 from kg.records import GraphDocument
 from kg.schema import edge_properties, node_properties
+from kg.names import name_fragments, name_keys
 from kg.schema import vocab as v
-from kg.schema.aggregates import (
-    ANY_LABEL, EDGE_AGGREGATE_PROPERTIES, SEPARATOR, addressings, band, co_occurrences, name_fragments, name_keys, with_aggregates,
-)
+from kg.schema.aggregates import ANY_LABEL, EDGE_AGGREGATE_PROPERTIES, SEPARATOR, Aggregated, band
+
+if TYPE_CHECKING:
+    import rdflib
 
 _TYPE = ox.NamedNode(v.RDF + "type")
 _EDGE = ox.NamedNode(v.KG + "Edge")
@@ -89,19 +92,19 @@ def _statements(graph: GraphDocument, make: Callable) -> Iterator:
             yield make(e, kg_["confidence"], ox.Literal(ev.confidence))
 
 
-def _with_aggregates(graph: GraphDocument, make: Callable) -> Iterator:
+def _with_aggregates(aggregated: Aggregated, make: Callable) -> Iterator:
     """The statements of the graph with its aggregates, then the look-up keys of names, the ranked
     ``kg:Addressing`` resources that ``methods_for_problem`` and ``problems_for_method`` read and the
     ``kg:CoOccurrence`` ones that ``co_occurring`` reads (``kg.schema.aggregates``)."""
-    yield from _statements(with_aggregates(graph), make)
+    yield from _statements(aggregated.graph, make)
     name_key, name_fragment = _predicate(v.KG + "nameKey"), _predicate(v.KG + "nameFragment")
-    for node in graph.nodes:
+    for node in aggregated.graph.nodes:
         s = _node(node.id)
         for key in sorted(name_keys(node)):
             yield make(s, name_key, ox.Literal(key))
         for fragment in sorted(name_fragments(node.name)):
             yield make(s, name_fragment, ox.Literal(f"{node.label}{SEPARATOR}{fragment}"))
-    for a in addressings(graph):
+    for a in aggregated.addressings:
         yield from _row(make, "Addressing", (a.problem, a.method), (
             ("problem", _node(a.problem)), ("method", _node(a.method)), ("support", ox.Literal(len(a.papers))),
             ("paperIds", ox.Literal(SEPARATOR.join(a.papers))), ("methodRank", ox.Literal(a.method_rank)),
@@ -109,7 +112,7 @@ def _with_aggregates(graph: GraphDocument, make: Callable) -> Iterator:
             ("problemRank", ox.Literal(a.problem_rank)),
             ("problemBand", ox.Literal(f"{a.method}{SEPARATOR}{band(a.problem_rank)}")),
         ))
-    for c in co_occurrences(graph):
+    for c in aggregated.co_occurrences:
         bands = ((label, rank) for label, rank in ((ANY_LABEL, c.rank), (c.label, c.label_rank)) if rank is not None)
         yield from _row(make, "CoOccurrence", (c.entity, c.other), (
             ("entity", _node(c.entity)), ("other", _node(c.other)), ("support", ox.Literal(c.abstracts)),
@@ -145,12 +148,12 @@ def _property(make: Callable, iri: Callable, s: ox.NamedNode, name: str, value: 
             yield make(s, p, ox.Literal(item))
 
 
-def write_store(graph: GraphDocument, path: Path) -> int:
+def write_store(aggregated: Aggregated, path: Path) -> int:
     """Create the on-disk store at ``path`` (which must not exist), bulk-load the graph with the
     aggregates canned queries look up (``kg.schema.aggregates``), and compact it: a bulk load leaves
     overlapping files that make each index look-up of a canned query several times slower."""
     store = ox.Store(str(path))
-    store.bulk_extend(_with_aggregates(graph, ox.Quad))
+    store.bulk_extend(_with_aggregates(aggregated, ox.Quad))
     store.flush()
     store.optimize()
     count = len(store)
@@ -158,10 +161,10 @@ def write_store(graph: GraphDocument, path: Path) -> int:
     return count
 
 
-def write_turtle(graph: GraphDocument, path: Path) -> None:
+def write_turtle(aggregated: Aggregated, path: Path) -> None:
     """Turtle with the project's prefixes, for people and other tools, in the graph's order."""
     with open(path, "wb") as fh:
-        ox.serialize(_with_aggregates(graph, ox.Triple), fh, ox.RdfFormat.TURTLE, prefixes=v.PREFIXES)
+        ox.serialize(_with_aggregates(aggregated, ox.Triple), fh, ox.RdfFormat.TURTLE, prefixes=v.PREFIXES)
 
 
 def open_store(path: Path) -> ox.Store:
@@ -169,6 +172,33 @@ def open_store(path: Path) -> ox.Store:
     if not Path(path).is_dir():
         raise KGError(f"{path}: no embedded store here; run `kg build` first")
     return ox.Store.read_only(str(path))
+
+
+EXPORT_FORMATS = {"ttl": "ox-turtle", "nt": "ox-ntriples", "jsonld": "json-ld"}
+"""``kg export`` formats -> rdflib serializer: oxrdflib's for Turtle and N-Triples (Oxigraph writes
+them straight from the store), rdflib's own for JSON-LD, which compacts IRIs with the vocabulary's
+prefixes as its ``@context``."""
+
+
+def rdflib_graph(store: ox.Store) -> rdflib.Graph:
+    """An ``rdflib.Graph`` over the store's default graph (through oxrdflib: nothing is copied), with
+    the vocabulary's prefixes bound for queries and serialisations."""
+    import rdflib
+    from oxrdflib import OxigraphStore
+    from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
+
+    graph = rdflib.Graph(store=OxigraphStore(store=store), identifier=DATASET_DEFAULT_GRAPH_ID)
+    for prefix, iri in v.PREFIXES.items():
+        graph.bind(prefix, iri, override=True)
+    return graph
+
+
+def export(graph: rdflib.Graph, fmt: str, stream: BinaryIO) -> None:
+    """Serialise ``graph`` (``rdflib_graph``) as ``fmt`` (a key of ``EXPORT_FORMATS``) into ``stream``."""
+    if fmt not in EXPORT_FORMATS:
+        raise KGError(f"unknown export format {fmt!r}; known: {', '.join(EXPORT_FORMATS)}")
+    options = {"context": dict(v.PREFIXES), "auto_compact": True} if fmt == "jsonld" else {}
+    graph.serialize(stream, format=EXPORT_FORMATS[fmt], encoding="utf-8", **options)
 
 
 def sparql(store: ox.Store, query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:

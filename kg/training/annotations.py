@@ -21,28 +21,27 @@ it.  Where two marks overlap the longer wins.  A result's ``nth`` picks the occu
 ``value`` (default 1).
 
 Example:
-    python -m kg.training.annotations sample            # writes training/indomain/sample.json
-    python -m kg.training.annotations batch --pass a --part 3 --of 8 > /tmp/in.jsonl
-    python -m kg.training.annotations anchor draft.jsonl --annotator r3 --pass a -o out.jsonl
-    python -m kg.training.annotations show out.jsonl     # the abstract with its marks, to proofread
-    python -m kg.training.annotations check              # every stored file; exit 1 on a problem
+    kg annotations sample            # writes training/indomain/sample.json
+    kg annotations batch --pass a --part 3 --of 8 > /tmp/in.jsonl
+    kg annotations anchor draft.jsonl --annotator r3 --pass a -o out.jsonl
+    kg annotations show out.jsonl     # the abstract with its marks, to proofread
+    kg annotations check              # every stored file; exit 1 on a problem
 """
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import hashlib
 import json
 import random
 import re
-import sys
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from kg.errors import KGError
 from kg.extractors.text import without_overlaps, word_occurrences
 from kg.settings import shared_path
 
@@ -62,8 +61,12 @@ QUALIFIERS = (None, "up to", "over", "below", "about", "average")
 SEED = 20261202
 SAMPLE_SIZE = {"iclr2026.jsonl.gz": 640, "iclr-icml-neurips-older.jsonl.gz": 160}
 SPLIT_SIZE = {"test": 160, "dev": 120}  # the rest is train
-EXTRA_TRAIN = {"iclr2026.jsonl.gz": 960, "iclr-icml-neurips-older.jsonl.gz": 240}
-"""A second draw, all train, annotated once the learning curve on the first still rose at 100 %."""
+EXTRA_TRAIN = (
+    {"iclr2026.jsonl.gz": 960, "iclr-icml-neurips-older.jsonl.gz": 240},
+    {"iclr2026.jsonl.gz": 1920, "iclr-icml-neurips-older.jsonl.gz": 480},
+)
+"""Later draws, all train, each annotated once the learning curve on what came before still rose
+at 100 %; draw k uses seed ``SEED + k``."""
 DOUBLE = 104  # abstracts annotated a second time, blind, for agreement
 MIN_WORDS = 40
 
@@ -143,8 +146,8 @@ def _stratified(rng: random.Random, sizes: dict[str, int], taken: set[str]) -> l
 
 
 def draw_sample(seed: int = SEED) -> list[dict]:
-    """The first draw (split into test, dev and train, with the doubly annotated set), then a
-    second, train-only draw of other abstracts, each stratified by area and venue-year."""
+    """The first draw (split into test, dev and train, with the doubly annotated set), then the
+    train-only draws of other abstracts, each stratified by area and venue-year."""
     rng = random.Random(seed)
     first = _stratified(rng, SAMPLE_SIZE, set())
     rows = [{"id": r.id, "corpus": r.corpus, "stratum": r.stratum, "split": "train", "double": False} for r in first]
@@ -155,8 +158,11 @@ def draw_sample(seed: int = SEED) -> list[dict]:
         i += n
     for row in rng.sample(rows, DOUBLE):
         row["double"] = True
-    more = _stratified(random.Random(seed + 1), EXTRA_TRAIN, {r.id for r in first})
-    rows += [{"id": r.id, "corpus": r.corpus, "stratum": r.stratum, "split": "train", "double": False} for r in more]
+    taken = {r.id for r in first}
+    for k, sizes in enumerate(EXTRA_TRAIN, 1):
+        more = _stratified(random.Random(seed + k), sizes, taken)
+        taken.update(r.id for r in more)
+        rows += [{"id": r.id, "corpus": r.corpus, "stratum": r.stratum, "split": "train", "double": False} for r in more]
     return rows
 
 
@@ -167,7 +173,7 @@ def load_sample() -> list[dict]:
 # --- anchoring drafts -------------------------------------------------------------------------
 
 
-class DraftError(ValueError):
+class DraftError(KGError):
     """A draft that cannot be anchored; the message names the draft line and abstract."""
 
 
@@ -352,71 +358,32 @@ def render(record: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _cli(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m kg.training.annotations", description=__doc__.split("\n\n")[0])
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("sample", help="draw the sample and write training/indomain/sample.json")
-    b = sub.add_parser("batch", help="abstracts of one part of the sample, as JSONL to read")
-    b.add_argument("--pass", dest="pass_", choices=("a", "b"), default="a")
-    b.add_argument("--part", type=int, required=True)
-    b.add_argument("--of", type=int, required=True)
-    b.add_argument("--start", type=int, default=0, help="only sample rows from this index on")
-    a = sub.add_parser("anchor", help="draft JSONL (quoted spans) -> standoff JSONL")
-    a.add_argument("draft", type=Path)
-    a.add_argument("--annotator", required=True)
-    a.add_argument("--pass", dest="pass_", choices=("a", "b"), default="a")
-    a.add_argument("-o", "--output", type=Path, required=True)
-    s = sub.add_parser("show", help="render standoff records for proofreading")
-    s.add_argument("files", type=Path, nargs="+")
-    sub.add_parser("agreement", help="pass b against pass a on the doubly annotated abstracts (JSON)")
-    c = sub.add_parser("check", help="validate stored annotations (default: all)")
-    c.add_argument("files", type=Path, nargs="*")
-    args = ap.parse_args(argv)
-
-    if args.cmd == "sample":
-        rows = draw_sample()
-        INDOMAIN.mkdir(parents=True, exist_ok=True)
-        SAMPLE.write_text(json.dumps({"seed": SEED, "guidelines": guidelines_version(), "abstracts": rows}, indent=0) + "\n", encoding="utf-8")
-        print(f"{len(rows)} abstracts -> {SAMPLE}")
-    elif args.cmd == "batch":
-        # Pass b of part k is the doubly annotated share of part k+1: nobody reads an abstract twice.
-        offset = args.part - 1 if args.pass_ == "a" else args.part % args.of
-        rows = [r for i, r in enumerate(load_sample()) if i >= args.start and i % args.of == offset
-                and (args.pass_ == "a" or r["double"])]
-        texts = corpus()
-        for r in rows:
-            rec = texts[r["id"]]
-            print(json.dumps({"id": rec.id, "title": rec.title, "abstract": rec.abstract}, ensure_ascii=False))
-    elif args.cmd == "anchor":
-        with open(args.draft, encoding="utf-8") as fh:
-            drafts = [(f"{args.draft}:{n}", json.loads(line)) for n, line in enumerate(fh, 1) if line.strip()]
-        try:
-            records = anchor(drafts, annotator=args.annotator, pass_=args.pass_)
-        except DraftError as err:
-            print(f"error: {err}", file=sys.stderr)
-            return 1
-        problems = [p for i, rec in enumerate(records) for p in validate(rec, f"{drafts[i][0]}")]
-        tmp = args.output.with_suffix(".tmp")
-        tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
-        tmp.replace(args.output)
-        for p in problems:
-            print(f"problem: {p}", file=sys.stderr)
-        print(f"{len(records)} records -> {args.output}")
-        return 1 if problems else 0
-    elif args.cmd == "show":
-        for _, rec in read_standoff(args.files):
-            print(render(rec))
-    elif args.cmd == "agreement":
-        print(json.dumps(agreement(), indent=1))
-    elif args.cmd == "check":
-        problems = check(args.files or None)
-        for p in problems:
-            print(p)
-        n = sum(1 for _ in read_standoff(args.files or None))
-        print(f"{n} records, {len(problems)} problems")
-        return 1 if problems else 0
-    return 0
+def write_sample() -> int:
+    """Draw the sample and write ``sample.json`` (with the guidelines' versions); returns its size."""
+    rows = draw_sample()
+    INDOMAIN.mkdir(parents=True, exist_ok=True)
+    SAMPLE.write_text(json.dumps({"seed": SEED, "guidelines": guidelines_version(), "abstracts": rows}, indent=0) + "\n", encoding="utf-8")
+    return len(rows)
 
 
-if __name__ == "__main__":
-    sys.exit(_cli())
+def batch(part: int, of: int, pass_: str = "a", start: int = 0) -> list[dict]:
+    """Part ``part`` of ``of`` of the sample (from row ``start`` on) as abstracts to read: pass b of
+    part k is the doubly annotated share of part k+1, so nobody reads an abstract twice."""
+    offset = part - 1 if pass_ == "a" else part % of
+    texts = corpus()
+    return [{"id": r["id"], "title": texts[r["id"]].title, "abstract": texts[r["id"]].abstract}
+            for i, r in enumerate(load_sample())
+            if i >= start and i % of == offset and (pass_ == "a" or r["double"])]
+
+
+def anchor_file(draft: Path, output: Path, *, annotator: str, pass_: str) -> tuple[int, list[str]]:
+    """Anchor a reader's draft file and write its standoff records to ``output`` (atomically);
+    returns the number of records and the problems ``validate`` finds.  Raises ``DraftError``."""
+    with open(draft, encoding="utf-8") as fh:
+        drafts = [(f"{draft}:{n}", json.loads(line)) for n, line in enumerate(fh, 1) if line.strip()]
+    records = anchor(drafts, annotator=annotator, pass_=pass_)
+    problems = [p for i, rec in enumerate(records) for p in validate(rec, f"{drafts[i][0]}")]
+    tmp = output.with_suffix(".tmp")
+    tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    tmp.replace(output)
+    return len(records), problems

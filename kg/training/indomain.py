@@ -16,13 +16,12 @@ The result goes to ``kg/models/indomain`` (or ``--output``) with its dev scores 
 ``--test`` also scores the test split, which nothing here tunes on.
 
 Example:
-    python -m kg.training.indomain                      # the shipped model
-    python -m kg.training.indomain --fraction 0.25 --output /tmp/quarter --set training.max_steps 600
+    kg train indomain                      # the shipped model
+    kg train indomain --fraction 0.25 --output /tmp/quarter --set training.max_steps 600
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import tempfile
@@ -38,11 +37,10 @@ from kg.contract import to_contract
 from kg.evaluation.entities import names_match, score_entities, score_facts, score_paper_facts
 from kg.extractors.indomain import mention_features
 from kg.extractors.roles import ROLE_LABELS, LinearHeads, entities_from_gold, features, group_mentions
-from kg.extractors.rules import canonical
+from kg.names import canonical
 from kg.extractors.text import clean_for_nlp, trim_markup
 from kg.records import Abstract
 from kg.settings import shared_path
-from kg.training import parse_overrides
 from kg.training.annotations import LABELS as TYPES, load_gold
 from kg.training.vectors import BUCKETS, train_vectors
 
@@ -272,31 +270,3 @@ def train(output: Path = DEFAULT_OUTPUT, config: Path = DEFAULT_CONFIG, *, fract
         shutil.rmtree(output)
     shutil.copytree(staged, output)
     return record
-
-
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
-    parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG)
-    parser.add_argument("--fraction", type=float, default=1.0, help="share of the train split to train on")
-    parser.add_argument("--limit", type=int, default=None, help="first N abstracts of train and dev (a smoke run)")
-    parser.add_argument("--test", action="store_true", help="also score the test split")
-    parser.add_argument("--scierc", action="store_true", help="add SciERC's train abstracts, relabelled, to the recogniser's data")
-    parser.add_argument("--vectors", type=Path, default=None, help="floret vectors already made by kg.training.vectors")
-    parser.add_argument("--recogniser", type=Path, default=None, help="a trained encoder + ner to reuse (stages 2-3 only)")
-    parser.add_argument("--work-dir", type=Path, default=None)
-    parser.add_argument("--set", nargs=2, action="append", default=[], metavar=("KEY", "VALUE"),
-                        help="config override, e.g. --set training.max_steps 100")
-    args = parser.parse_args(argv)
-    overrides = parse_overrides(args.set)
-    record = train(args.output, args.config, fraction=args.fraction, overrides=overrides, work_dir=args.work_dir,
-                   test=args.test, limit=args.limit, scierc=args.scierc, vectors=args.vectors,
-                   recogniser=args.recogniser)
-    summary = {split: {"entity_f1": record[split]["entities"]["exact"]["f1"],
-                       "facts_f1": {k: v["f1"] for k, v in record[split]["paper_facts"].items()}}
-               for split in ("dev", "test") if split in record}
-    print(json.dumps(summary, indent=1))
-
-
-if __name__ == "__main__":
-    main()

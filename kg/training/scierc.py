@@ -6,12 +6,11 @@ dev), and copies the best pipeline into the output directory (by default the pac
 ``kg/models/scierc``) with its dev scores in ``dev_scores.json``.
 
 Example:
-    python -m kg.training.scierc --data ../shared/eval/scierc
+    kg train scierc --data ../shared/eval/scierc
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import tempfile
@@ -22,8 +21,6 @@ import spacy
 from spacy.tokens import DocBin
 from spacy.util import filter_spans
 
-from kg.settings import shared_path
-from kg.training import parse_overrides
 import kg.extractors.relations  # noqa: F401  (registers the kg_relations factory)
 
 REPO = Path(__file__).resolve().parents[2]
@@ -137,24 +134,3 @@ def tune_threshold(nlp: spacy.language.Language, gold_path: Path, grid: tuple[fl
     best = max(grid, key=lambda t: (rel_f1(t), -abs(t - 0.5)))
     relations.cfg["threshold"] = best
     return best
-
-
-def main(argv: list[str] | None = None) -> None:
-    """Command line: ``python -m kg.training.scierc [--data DIR] [--output DIR] [--limit N]``."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=shared_path("eval", "scierc"))
-    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
-    parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG)
-    parser.add_argument("--limit", type=int, default=None, help="first N abstracts of each split")
-    parser.add_argument("--work-dir", type=Path, default=None)
-    parser.add_argument("--set", nargs=2, action="append", default=[], metavar=("KEY", "VALUE"),
-                        help="config override, e.g. --set training.max_steps 100")
-    args = parser.parse_args(argv)
-    overrides = parse_overrides(args.set)
-    record = train(args.data, args.output, args.config, limit=args.limit, overrides=overrides,
-                   work_dir=args.work_dir)
-    print(json.dumps(record, indent=2, sort_keys=True))
-
-
-if __name__ == "__main__":
-    main()

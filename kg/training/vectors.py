@@ -7,12 +7,11 @@ character 4-5-grams into a fixed table, so unseen names ("FlexHiNM-GP") still ge
 table stays small (``BUCKETS`` x ``DIM`` floats).
 
 Example:
-    python -m kg.training.vectors --output /tmp/vectors     # then paths.vectors in the config
+    kg train vectors --output /tmp/vectors     # then paths.vectors in the config
 """
 
 from __future__ import annotations
 
-import argparse
 import tempfile
 from pathlib import Path
 
@@ -63,15 +62,3 @@ def train_vectors(output: Path, *, threads: int = 1, limit: int | None = None, b
     nlp.to_disk(output)
     print(f"{n} abstracts -> {buckets} x {DIM} floret vectors in {output}")
     return output
-
-
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--output", type=Path, required=True)
-    parser.add_argument("--threads", type=int, default=1, help="more is faster but not reproducible")
-    args = parser.parse_args(argv)
-    train_vectors(args.output, threads=args.threads)
-
-
-if __name__ == "__main__":
-    main()

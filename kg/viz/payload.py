@@ -7,12 +7,10 @@ sentence supports many edges and a 10k-node view must stay under 15 MB.
 
 from __future__ import annotations
 
-import difflib
 from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
-from kg.errors import KGError
 from kg.records import ENTITY_LABELS, Evidence, GraphDocument, Node
 from kg.schema import EDGE_TYPES, NODE_LABELS, check_label
 from kg.schema.style import STYLE
@@ -140,19 +138,13 @@ def _in_range(year: int, years: tuple[int | None, int | None]) -> bool:
 
 
 def _find(graph: GraphDocument, entity: str) -> Node:
-    """The node whose id, name or alias equals ``entity`` (case-insensitive); most supported wins."""
-    key = entity.strip().casefold()
-    hits = [
-        n
-        for n in graph.nodes
-        if key in (n.id.casefold(), n.name.casefold()) or key in (a.casefold() for a in n.aliases)
-    ]
-    if not hits:
-        names = sorted({n.name for n in graph.nodes})
-        close = difflib.get_close_matches(entity, names, n=5)
-        hint = f"; did you mean: {', '.join(close)}" if close else ""
-        raise KGError(f"no node named {entity!r} in the graph{hint}")
-    return max(hits, key=lambda n: (n.support, n.id))
+    """The node ``entity`` names (an id, a name, an alias or a paper title), resolved as the canned
+    queries resolve a parameter (``kg.queries.find``)."""
+    from kg.queries import find
+    from kg.queries.backends import PythonBackend
+
+    node_id = find(PythonBackend(graph), entity, NODE_LABELS)
+    return next(n for n in graph.nodes if n.id == node_id)
 
 
 def _ego(adjacency: dict[str, set[str]], start: str, hops: int) -> dict[str, int]:

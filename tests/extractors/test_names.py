@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from kg.extractors import extract
-from kg.extractors.rules import canonical
+from kg.names import canonical
 from kg.records import ENTITY_LABELS, Abstract
 
 DETECTORS = "FINE applies to various detectors, including Faster R-CNN, YOLO series, and RT-DETR."

@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kg.evaluation.results import score_results
-from kg.extractors.results import better_direction, find_results
+from kg.extractors.results import find_results
+from kg.schema.metrics import better_direction
 from kg.records import Mention, Relation
 from kg.settings import shared_path
 

@@ -36,13 +36,13 @@ class Built:
 
 def _built(name: str, document: GraphDocument, folder: Path) -> Built:
     """Every store of one graph, with the build-time aggregates the embedded queries look up."""
-    from kg.schema.aggregates import with_aggregates
+    from kg.api import aggregate
     from kg.stores.nx import to_networkx
     from kg.stores.rdf import open_store, write_store
 
-    document = with_aggregates(document)
-    write_store(document, folder / "store")
-    return Built(name, document, to_networkx(document), open_store(folder / "store"))
+    aggregated = aggregate(document)
+    write_store(aggregated, folder / "store")
+    return Built(name, aggregated.graph, to_networkx(aggregated.graph), open_store(folder / "store"))
 
 
 @pytest.fixture(scope="session")
@@ -75,17 +75,17 @@ def iclr_built(tmp_path_factory: pytest.TempPathFactory) -> Built:
 def neo4j_driver():
     """A driver on the live server of ``scripts/neo4j-local`` (``NEO4J_*`` settings); skipped when unreachable."""
     neo4j = pytest.importorskip("neo4j")
-    from kg.stores.neo4j import Connection
+    from kg.settings import Settings
 
-    conn = Connection.from_env()
-    driver = neo4j.GraphDatabase.driver(conn.uri, auth=(conn.user, conn.password), connection_timeout=5.0)
+    conn = Settings.from_env()
+    driver = neo4j.GraphDatabase.driver(conn.neo4j_uri, auth=(conn.neo4j_user, conn.neo4j_password), connection_timeout=5.0)
     try:
         driver.verify_connectivity()
     except Exception as exc:  # noqa: BLE001 - any failure to connect means "no server here"
         driver.close()
         if os.environ.get("KG_REQUIRE_NEO4J"):
             raise
-        pytest.skip(f"no Neo4j at {conn.uri} ({exc.__class__.__name__}); start one with scripts/neo4j-local start")
+        pytest.skip(f"no Neo4j at {conn.neo4j_uri} ({exc.__class__.__name__}); start one with scripts/neo4j-local start")
     yield driver, conn
     driver.close()
 
@@ -95,10 +95,11 @@ _loaded: dict[str, str] = {}
 
 def load_into_neo4j(driver_conn: tuple[Any, Any], built: Built) -> Any:
     """Make the database hold exactly ``built`` (once per graph per session, in order of use)."""
+    from kg.api import aggregate
     from kg.stores.neo4j import load
 
     driver, conn = driver_conn
     if _loaded.get("current") != built.name:
-        load(built.document, conn.uri, conn.user, conn.password, conn.database, progress=False)
+        load(aggregate(built.document), conn.neo4j_uri, conn.neo4j_user, conn.neo4j_password, conn.neo4j_database, progress=False)
         _loaded["current"] = built.name
     return driver

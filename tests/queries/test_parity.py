@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from kg import queries
-from kg.queries.samples import param_sets
+from kg.testing import param_sets
 
 NAMES = [q.name for q in queries.list_queries()]
 
@@ -105,14 +105,12 @@ def test_parity_connection_every_length(graph: str, backend: str, request) -> No
 
 
 @pytest.mark.slow
-def test_similar_papers_every_paper_both_paths(iclr_built) -> None:
+def test_similar_papers_every_paper_both_paths(iclr_built, monkeypatch) -> None:
     """similar_papers on the embedded store ranks only strong candidates when that provably gives the
     first k, else everything: both paths must equal the reference for every paper of the slice."""
-    from kg.queries import steps
-
     papers = sorted(n.id for n in iclr_built.document.nodes if n.label == "Paper")[:150]
     shortcuts = 0
-    original = steps.PROGRAMS["similar_papers"]
+    original = queries.get("similar_papers").declaration.program
 
     def counting(part, paper, k):
         nonlocal shortcuts
@@ -121,25 +119,29 @@ def test_similar_papers_every_paper_both_paths(iclr_built) -> None:
         shortcuts += "ranked" not in used
         return rows
 
-    steps.PROGRAMS["similar_papers"] = counting
-    try:
-        for paper in papers:
-            for k in (1, 5, 20):
-                params = {"paper": paper, "k": k}
-                expected = queries.run("similar_papers", params, "python", graph=iclr_built.graph)
-                assert queries.run("similar_papers", params, "embedded", store=iclr_built.store) == expected, params
-    finally:
-        steps.PROGRAMS["similar_papers"] = original
+    _replace_program(monkeypatch, "similar_papers", counting)
+    for paper in papers:
+        for k in (1, 5, 20):
+            params = {"paper": paper, "k": k}
+            expected = queries.run("similar_papers", params, "python", graph=iclr_built.graph)
+            assert queries.run("similar_papers", params, "embedded", store=iclr_built.store) == expected, params
     assert 0 < shortcuts < 3 * len(papers)  # both paths were taken
+
+
+def _replace_program(monkeypatch, name: str, program) -> None:
+    """Run ``name`` with another steps program for the rest of the test (to watch which parts run)."""
+    from dataclasses import replace
+
+    query = queries.get(name)
+    monkeypatch.setitem(queries._catalogue(), name, replace(query, declaration=replace(query.declaration, program=program)))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", ["embedded", pytest.param("neo4j", marks=pytest.mark.neo4j)])
-def test_co_occurring_stored_and_counted(iclr_built, backend: str, request) -> None:
+def test_co_occurring_stored_and_counted(iclr_built, backend: str, request, monkeypatch) -> None:
     """A busy entity answers co_occurring from its stored rows when the limit is within their depth,
     and by counting beyond it or for an entity in few papers: every path equals the reference, for
     every type and at the edges of the depth."""
-    from kg.queries import steps
     from kg.records import ENTITY_LABELS
     from kg.schema.aggregates import CO_OCCURRING_DEPTH, CO_OCCURRING_MIN_PAPERS
 
@@ -156,16 +158,14 @@ def test_co_occurring_stored_and_counted(iclr_built, backend: str, request) -> N
         depth = driver.execute_query("MATCH (n {id: $id}) RETURN n.coOccurringDepth AS d", id=busy[0]).records[0]["d"]
         assert depth == CO_OCCURRING_DEPTH
     used: list[str] = []
-    original = steps.PROGRAMS["co_occurring"]
-    steps.PROGRAMS["co_occurring"] = lambda part, **kw: original(lambda name, *a, **k: used.append(name) or part(name, *a, **k), **kw)
-    try:
-        for entity in busy[:30] + quiet[:10]:
-            for type in (None, "Method", "Dataset", "Metric"):
-                for limit in (1, 7, 25, CO_OCCURRING_DEPTH, CO_OCCURRING_DEPTH + 1):
-                    params = {"entity": entity, "type": type, "limit": limit}
-                    expected = queries.run("co_occurring", params, "python", graph=iclr_built.graph)
-                    assert queries.run("co_occurring", params, backend, **connection) == expected, params
-    finally:
-        steps.PROGRAMS["co_occurring"] = original
+    original = queries.get("co_occurring").declaration.program
+    _replace_program(monkeypatch, "co_occurring",
+                     lambda part, **kw: original(lambda name, *a, **k: used.append(name) or part(name, *a, **k), **kw))
+    for entity in busy[:30] + quiet[:10]:
+        for type in (None, "Method", "Dataset", "Metric"):
+            for limit in (1, 7, 25, CO_OCCURRING_DEPTH, CO_OCCURRING_DEPTH + 1):
+                params = {"entity": entity, "type": type, "limit": limit}
+                expected = queries.run("co_occurring", params, "python", graph=iclr_built.graph)
+                assert queries.run("co_occurring", params, backend, **connection) == expected, params
     if backend == "embedded":
         assert used.count("stored") == 30 * 4 * 4 and used.count("counted") == 30 * 4 + 10 * 4 * 5

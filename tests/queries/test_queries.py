@@ -8,8 +8,9 @@ import re
 import pytest
 
 from kg import queries
+from kg.api import aggregate
 from kg.errors import QueryNotFound, UnknownEntity
-from kg.queries import post, python, steps
+from kg.queries import python, steps
 from kg.queries.spec import parse_header
 
 NAMES = [q.name for q in queries.list_queries()]
@@ -55,7 +56,7 @@ def test_queries_header_matches_parameters(name: str) -> None:
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("backend", ["python", "embedded"])
 def test_queries_return_declared_columns(name: str, backend: str, fixture_built) -> None:
-    from kg.queries.samples import param_sets
+    from kg.testing import param_sets
 
     params = param_sets(fixture_built.document)[name][0]
     rows = queries.run(name, params, backend, graph=fixture_built.graph, store=fixture_built.store)
@@ -67,8 +68,33 @@ def test_queries_return_declared_columns(name: str, backend: str, fixture_built)
 
 
 def test_queries_post_columns_are_declared() -> None:
-    for name, added in post.ADDED.items():
-        assert set(added) <= {c.name for c in queries.get(name).returns}
+    added = {q.name: q.declaration.added for q in queries.list_queries() if q.declaration.added}
+    assert added == {"bounds_for_problem": ("frontier",), "bound_improvements": ("chain",), "bound_gaps": ("gap",)}
+    for name, columns in added.items():
+        assert set(columns) <= {c.name for c in queries.get(name).returns}
+
+
+def test_every_aggregate_kind_serves_a_declared_query() -> None:
+    from kg.schema.aggregates import KINDS
+
+    assert queries.needed_aggregates() == set(KINDS)
+    for q in queries.list_queries():
+        texts = q.cypher + q.sparql
+        looked_up = {"rank_bands": "rankBand", "first_year": "firstYearBand", "entity_count": "entityCount",
+                     "areas": "areaBands", "co_occurrences": "coOccurr", "addressings": "Addressing",
+                     "paper_ranks": "paperBand", "outperform_bands": "beatsBand"}
+        assert {k for k, word in looked_up.items() if word in texts} == set(q.declaration.aggregates), q.name
+
+
+def test_declarations_are_checked() -> None:
+    from kg.queries.spec import canned
+
+    with pytest.raises(ValueError, match="declared twice"):
+        canned()(queries.get("top_entities").declaration.reference)
+    with pytest.raises(ValueError, match="unknown aggregate kind"):
+        canned(aggregates=("rank_band",))
+    with pytest.raises(ValueError, match="added columns need"):
+        canned(added=("x",))
 
 
 def test_queries_header_rejects_bad_lines() -> None:
@@ -147,7 +173,7 @@ def test_queries_resolve_prefers_the_spelling_then_the_busier_label(tmp_path) ->
         Node("model:transformer", "Model", "Transformer", papers=("paper:1", "paper:2", "paper:3")),
         Node("method:transformers", "Method", "transformers'", papers=("paper:2",)),
     ), ())
-    rdf.write_store(doc, tmp_path / "store")
+    rdf.write_store(aggregate(doc), tmp_path / "store")
     param = Param("method", "Method|Model")
     for backend in (PythonBackend(doc), SparqlBackend(rdf.open_store(tmp_path / "store"))):
         assert queries.resolve(backend, param, "Transformer") == "model:transformer"

@@ -22,6 +22,8 @@ import pytest
 from kg.errors import SinkError
 from kg.records import Edge, Evidence, GraphDocument, Node
 from kg.schema import EDGE_TYPES, NODE_LABELS, edge_properties, node_properties
+from kg.schema.formats import NEO4J_FORMAT
+from kg.api import aggregate
 from kg.settings import shared_path
 from kg.stores import graph_counts
 
@@ -99,11 +101,12 @@ GRAPHS = ["tiny_graph", *(["seeds_graph"] if _seeds_buildable() else [])]
 @pytest.fixture(scope="module")
 def neo4j_conn():
     """The server from NEO4J_* settings (default bolt://127.0.0.1:7687); skip or fail if none answers."""
-    from kg.stores.neo4j import Connection, count
+    from kg.settings import Settings
+    from kg.stores.neo4j import count
 
-    conn = Connection.from_env()
+    conn = Settings.from_env()
     try:
-        count(conn.uri, conn.user, conn.password, conn.database)
+        count(conn.neo4j_uri, conn.neo4j_user, conn.neo4j_password, conn.neo4j_database)
     except SinkError as e:
         if os.environ.get("KG_REQUIRE_NEO4J") == "1":
             pytest.fail(f"KG_REQUIRE_NEO4J=1 but Neo4j is not usable: {e}")
@@ -116,12 +119,12 @@ def db(neo4j_conn):
     """A database holding none of our labels or types (loading the empty graph prunes everything)."""
     from kg.stores import neo4j as sink
 
-    sink.load(GraphDocument((), ()), **_kw(neo4j_conn), progress=False)
+    sink.load(aggregate(GraphDocument((), ())), **_kw(neo4j_conn), progress=False)
     return neo4j_conn
 
 
 def _kw(conn) -> dict:
-    return {"uri": conn.uri, "user": conn.user, "password": conn.password, "database": conn.database}
+    return {"uri": conn.neo4j_uri, "user": conn.neo4j_user, "password": conn.neo4j_password, "database": conn.neo4j_database}
 
 
 def _counts(conn) -> tuple[dict[str, int], dict[str, int]]:
@@ -133,8 +136,8 @@ def _counts(conn) -> tuple[dict[str, int], dict[str, int]]:
 def _read(conn, query: str, **params) -> list[dict]:
     import neo4j
 
-    with neo4j.GraphDatabase.driver(conn.uri, auth=(conn.user, conn.password)) as driver:
-        records, _, _ = driver.execute_query(query, params, database_=conn.database)
+    with neo4j.GraphDatabase.driver(conn.neo4j_uri, auth=(conn.neo4j_user, conn.neo4j_password)) as driver:
+        records, _, _ = driver.execute_query(query, params, database_=conn.neo4j_database)
     return [r.data() for r in records]
 
 
@@ -165,7 +168,7 @@ def test_neo4j_load_counts_equal_graph(db, graph_name, request):
     from kg.stores import neo4j as sink
 
     graph = request.getfixturevalue(graph_name)
-    report = sink.load(graph, **_kw(db), progress=False)
+    report = sink.load(aggregate(graph), **_kw(db), progress=False)
     expected = graph_counts(graph)
     assert _counts(db) == expected
     assert (report.nodes, report.edges) == expected
@@ -179,28 +182,29 @@ def test_neo4j_second_load_changes_nothing(db, graph_name, request):
     from kg.stores import neo4j as sink
 
     graph = request.getfixturevalue(graph_name)
-    sink.load(graph, **_kw(db), progress=False)
+    sink.load(aggregate(graph), **_kw(db), progress=False)
     before = _dump(db)
-    sink.load(graph, **_kw(db), progress=False, batch_size=7)
+    sink.load(aggregate(graph), **_kw(db), progress=False, batch_size=7)
     assert _dump(db) == before
     assert _counts(db) == graph_counts(graph)
 
 
 @pytest.mark.neo4j
 def test_neo4j_properties_are_the_schema_maps(db, tiny_graph):
-    from kg.schema.aggregates import joined_keys, name_keys, with_aggregates
+    from kg.names import name_keys
+    from kg.schema.aggregates import joined_keys
     from kg.stores import neo4j as sink
 
-    sink.load(tiny_graph, **_kw(db), progress=False)
+    sink.load(aggregate(tiny_graph), **_kw(db), progress=False)
     nodes, rels = _dump(db)
     # with the build-time aggregates the canned queries seek on (kg.schema.aggregates), and the name
     # keys that resolve a parameter through a text index
     names = {n["props"]["id"]: n["props"].pop(sink.NAME_KEYS, None) for n in nodes}
     assert names == {n.id: joined_keys(sorted(name_keys(n))) if n.label != "Bound" else None for n in tiny_graph.nodes}
     assert names["model:large language model"] == "\x1elarge language model\x1ellm\x1e"
-    aggregated = with_aggregates(tiny_graph)
-    assert nodes == [{"labels": [n.label], "props": node_properties(n)} for n in aggregated.nodes]
-    by_key = {e.key: e for e in aggregated.edges}
+    aggregated = aggregate(tiny_graph)
+    assert nodes == [{"labels": [n.label], "props": node_properties(n)} for n in aggregated.graph.nodes]
+    by_key = {e.key: e for e in aggregated.graph.edges}
     assert [r["props"]["key"] for r in rels] == sorted(by_key)
     for r in rels:
         edge = by_key[r["props"]["key"]]
@@ -219,19 +223,19 @@ def test_neo4j_queries_refuse_a_database_no_complete_load_wrote(db, tiny_graph):
     from kg.stores import neo4j as sink
 
     def ask() -> list[dict]:
-        with neo4j.GraphDatabase.driver(db.uri, auth=(db.user, db.password)) as driver:
-            return queries.run("top_entities", {"type": "Method", "limit": 1}, "neo4j", driver=driver, database=db.database)
+        with neo4j.GraphDatabase.driver(db.neo4j_uri, auth=(db.neo4j_user, db.neo4j_password)) as driver:
+            return queries.run("top_entities", {"type": "Method", "limit": 1}, "neo4j", driver=driver, database=db.neo4j_database)
 
-    sink.load(tiny_graph, **_kw(db), progress=False)
-    assert _read(db, "MATCH (f:PaperkgFormat) RETURN f.format AS format") == [{"format": sink.FORMAT}]
+    sink.load(aggregate(tiny_graph), **_kw(db), progress=False)
+    assert _read(db, "MATCH (f:PaperkgFormat) RETURN f.format AS format") == [{"format": NEO4J_FORMAT}]
     assert ask() == queries.run("top_entities", {"type": "Method", "limit": 1}, "python", graph=tiny_graph)
-    _read(db, "MATCH (f:PaperkgFormat) SET f.format = $older", older=sink.FORMAT - 1)
-    with pytest.raises(KGError, match=rf"another paperkg version \(format {sink.FORMAT - 1}; this version reads {sink.FORMAT}\).*kg load neo4j"):
+    _read(db, "MATCH (f:PaperkgFormat) SET f.format = $older", older=NEO4J_FORMAT - 1)
+    with pytest.raises(KGError, match=rf"another paperkg version \(format {NEO4J_FORMAT - 1}; this version reads {NEO4J_FORMAT}\).*kg load neo4j"):
         ask()
     _read(db, "MATCH (f:PaperkgFormat) DELETE f")
     with pytest.raises(KGError, match=r"no graph that a complete load by paperkg recorded"):
         ask()
-    sink.load(tiny_graph, **_kw(db), progress=False)
+    sink.load(aggregate(tiny_graph), **_kw(db), progress=False)
     assert ask()
 
 
@@ -245,11 +249,11 @@ def test_neo4j_holds_the_indexes_the_canned_queries_seek_on(db):
     from kg import queries
     from kg.schema import NODE_LABELS
     from kg.stores import neo4j as sink
-    from kg.stores.synthetic import synthetic_graph
+    from kg.testing import synthetic_graph
 
     graph = synthetic_graph(200)
     _read(db, "CALL db.prepareForReplanning()")  # statistics of the emptied database, no cached plans
-    sink.load(graph, **_kw(db), progress=False)
+    sink.load(aggregate(graph), **_kw(db), progress=False)
     held = {
         (r["entityType"], r["labelsOrTypes"][0], tuple(r["properties"]), r["type"])
         for r in _read(db, "SHOW INDEXES YIELD entityType, labelsOrTypes, properties, type, state "
@@ -264,11 +268,11 @@ def test_neo4j_holds_the_indexes_the_canned_queries_seek_on(db):
     assert ("RELATIONSHIP", "MENTIONS", ("paperBand",), "RANGE") in expected
     assert held == expected
 
-    with neo4j.GraphDatabase.driver(db.uri, auth=(db.user, db.password)) as driver:
+    with neo4j.GraphDatabase.driver(db.neo4j_uri, auth=(db.neo4j_user, db.neo4j_password)) as driver:
         summary = driver.execute_query(
             "EXPLAIN " + queries.get("papers_for_entity").cypher,
             {"entity": next(n.id for n in graph.nodes if n.label == "Method"), "limit": 100},
-            database_=db.database,
+            database_=db.neo4j_database,
         ).summary
 
     def operators(step: dict) -> list[str]:
@@ -289,7 +293,7 @@ def test_neo4j_holds_the_indexes_the_canned_queries_seek_on(db):
 def test_neo4j_parameterised_query_returns_rows(db, tiny_graph, problem, limit, expected):
     from kg.stores import neo4j as sink
 
-    sink.load(tiny_graph, **_kw(db), progress=False)
+    sink.load(aggregate(tiny_graph), **_kw(db), progress=False)
     rows = _read(
         db,
         "MATCH (:Problem {name: $problem})<-[r:ADDRESSES]-(m:Method) "
@@ -304,7 +308,7 @@ def test_neo4j_parameterised_query_returns_rows(db, tiny_graph, problem, limit, 
 def test_neo4j_rebuilt_graph_updates_in_place(db, tiny_graph):
     from kg.stores import neo4j as sink
 
-    sink.load(tiny_graph, **_kw(db), progress=False)
+    sink.load(aggregate(tiny_graph), **_kw(db), progress=False)
     dropped = "metric:accuracy"
     renamed = "bound:p2:0"
     nodes = tuple(
@@ -314,7 +318,7 @@ def test_neo4j_rebuilt_graph_updates_in_place(db, tiny_graph):
     )
     edges = tuple(e for e in tiny_graph.edges if dropped not in (e.source, e.target) and e.type != "USES")
     rebuilt = GraphDocument(nodes, edges)
-    sink.load(rebuilt, **_kw(db), progress=False)
+    sink.load(aggregate(rebuilt), **_kw(db), progress=False)
     assert _counts(db) == graph_counts(rebuilt)
     assert _read(db, "MATCH (n {id: $id}) RETURN n", id=dropped) == []
     bound = _read(db, "MATCH (b:Bound {id: $id}) RETURN properties(b) AS p", id=renamed)[0]["p"]
@@ -328,7 +332,7 @@ def test_neo4j_load_repairs_drift(db, tiny_graph):
     """Whatever was done to our labels and types by hand, a load leaves exactly the graph again."""
     from kg.stores import neo4j as sink
 
-    sink.load(tiny_graph, **_kw(db), progress=False)
+    sink.load(aggregate(tiny_graph), **_kw(db), progress=False)
     clean = _dump(db)
     for query in (
         "MATCH (m:Method {id: 'method:lora-q'}) SET m.name = 'edited', m.extra = 1",  # changed and added
@@ -341,7 +345,7 @@ def test_neo4j_load_repairs_drift(db, tiny_graph):
     ):
         _read(db, query)
     assert _dump(db) != clean
-    sink.load(tiny_graph, **_kw(db), progress=False)
+    sink.load(aggregate(tiny_graph), **_kw(db), progress=False)
     assert _dump(db) == clean
     assert _duplicates(db) == 0
 
@@ -351,17 +355,16 @@ def test_neo4j_retry_form_of_a_committed_batch_adds_nothing(db, tiny_graph):
     """A batch is retried as MERGE because its first commit may have landed: rerunning it is a no-op."""
     import neo4j
 
-    from kg.schema.aggregates import with_aggregates
     from kg.stores import neo4j as sink
 
-    sink.load(tiny_graph, **_kw(db), progress=False)
+    sink.load(aggregate(tiny_graph), **_kw(db), progress=False)
     before = _dump(db)
-    aggregated = with_aggregates(tiny_graph)
-    with neo4j.GraphDatabase.driver(db.uri, auth=(db.user, db.password)) as driver, driver.session(database=db.database) as s:
+    aggregated = aggregate(tiny_graph)
+    with neo4j.GraphDatabase.driver(db.neo4j_uri, auth=(db.neo4j_user, db.neo4j_password)) as driver, driver.session(database=db.neo4j_database) as s:
         eids = {}
         for label, rows in sink.node_rows(aggregated).items():
             eids.update((r["id"], r["eid"]) for r in s.execute_write(sink._run, sink.node_create_query(label, merge=True), rows))
-        for edge_type, rows in sink.edge_rows(aggregated, eids).items():
+        for edge_type, rows in sink.edge_rows(aggregated.graph, eids).items():
             sent = [{"a": r["a"], "b": r["b"], "props": r["props"]} for r in rows]
             assert s.execute_write(sink._run, sink.edge_create_query(edge_type, merge=True), sent)[0]["n"] == len(rows)
     assert _dump(db) == before
@@ -372,9 +375,9 @@ def test_neo4j_retry_form_of_a_committed_batch_adds_nothing(db, tiny_graph):
 def test_neo4j_wrong_password_is_clear_error(neo4j_conn, tiny_graph):
     from kg.stores import neo4j as sink
 
-    wrong = neo4j_conn.password + "-not-it"
+    wrong = neo4j_conn.neo4j_password + "-not-it"
     try:
-        sink.count(neo4j_conn.uri, neo4j_conn.user, wrong, neo4j_conn.database)
+        sink.count(neo4j_conn.neo4j_uri, neo4j_conn.neo4j_user, wrong, neo4j_conn.neo4j_database)
     except SinkError:
         pass
     else:
@@ -382,7 +385,7 @@ def test_neo4j_wrong_password_is_clear_error(neo4j_conn, tiny_graph):
             pytest.fail("the server accepts any password: start it with NEO4J_AUTH=neo4j/PASSWORD")
         pytest.skip("the server runs without auth (start it with NEO4J_AUTH=neo4j/PASSWORD)")
     with pytest.raises(SinkError, match=r"rejected the credentials of user 'neo4j'.*NEO4J_PASSWORD") as info:
-        sink.load(tiny_graph, neo4j_conn.uri, neo4j_conn.user, wrong, neo4j_conn.database, progress=False)
+        sink.load(aggregate(tiny_graph), neo4j_conn.neo4j_uri, neo4j_conn.neo4j_user, wrong, neo4j_conn.neo4j_database, progress=False)
     assert wrong not in str(info.value)
 
 
@@ -401,7 +404,7 @@ def test_neo4j_bad_target_is_clear_error(neo4j_conn, tiny_graph, uri, database, 
 
     kw = _kw(neo4j_conn) | {"database": database} | ({"uri": uri} if uri else {})
     with pytest.raises(SinkError, match=message):
-        sink.load(tiny_graph, **kw, progress=False, retry_seconds=0)
+        sink.load(aggregate(tiny_graph), **kw, progress=False, retry_seconds=0)
 
 
 def test_neo4j_import_kg_leaves_driver_unloaded():
@@ -421,7 +424,7 @@ def _server_pid() -> int | None:
 def test_neo4j_killed_mid_load_then_rerun_is_exact(db):
     """kill -9 the server while a load is writing, restart it, load again: exact counts, no duplicates."""
     from kg.stores import neo4j as sink
-    from kg.stores.synthetic import synthetic_graph
+    from kg.testing import synthetic_graph
 
     pid = _server_pid()
     if pid is None:
@@ -433,7 +436,7 @@ def test_neo4j_killed_mid_load_then_rerun_is_exact(db):
 
     def first_load() -> None:
         try:
-            outcome.append(sink.load(graph, **_kw(db), progress=False, batch_size=50, retry_seconds=1))
+            outcome.append(sink.load(aggregate(graph), **_kw(db), progress=False, batch_size=50, retry_seconds=1))
         except BaseException as e:  # noqa: BLE001 - handed to the test thread
             outcome.append(e)
 
@@ -451,7 +454,7 @@ def test_neo4j_killed_mid_load_then_rerun_is_exact(db):
     subprocess.run([str(SCRIPT), "start"], check=True, timeout=600)
     partial = _counts(db)
     assert sum(partial[1].values()) < len(graph.edges)  # the kill really interrupted the load
-    sink.load(graph, **_kw(db), progress=False, batch_size=500)
+    sink.load(aggregate(graph), **_kw(db), progress=False, batch_size=500)
     assert _counts(db) == graph_counts(graph)
     assert _duplicates(db) == 0
 
@@ -460,7 +463,7 @@ def test_neo4j_killed_mid_load_then_rerun_is_exact(db):
 def test_neo4j_count_covers_only_allow_list(db, tiny_graph):
     from kg.stores import neo4j as sink
 
-    sink.load(tiny_graph, **_kw(db), progress=False)
+    sink.load(aggregate(tiny_graph), **_kw(db), progress=False)
     nodes, rels = _counts(db)
     assert set(nodes) <= set(NODE_LABELS) and set(rels) <= set(EDGE_TYPES)
     assert nodes["Paper"] == 3 and rels["MENTIONS"] == 5
@@ -485,4 +488,4 @@ def test_neo4j_bad_graph_is_refused_before_any_write(graph, message):
     from kg.stores import neo4j as sink
 
     with pytest.raises(SinkError, match=message):
-        sink.load(graph, "bolt://127.0.0.1:1", progress=False)
+        sink.load(aggregate(graph), "bolt://127.0.0.1:1", progress=False)

@@ -96,3 +96,31 @@ def test_agreement_between_the_two_passes_is_reported_per_type() -> None:
     assert 50 < a["entities"]["exact"]["f1"] <= 100
     assert set(a["entities"]["exact"]["per_type"]) == {"Method", "Model", "Problem", "Dataset", "Metric"}
     assert all(0 < v["f1"] <= 100 for v in a["paper_facts"].values())
+
+
+def test_the_annotation_commands_batch_anchor_show_and_check(tmp_path) -> None:
+    from click.testing import CliRunner
+
+    from kg.cli import cli
+
+    runner = CliRunner()
+    batch = runner.invoke(cli, ["annotations", "batch", "--part", "2", "--of", "8", "--start", "2000"])
+    rows = [json.loads(line) for line in batch.stdout.splitlines()]
+    assert batch.exit_code == 0 and len(rows) == 300 and set(rows[0]) == {"id", "title", "abstract"}
+    stored = next(rec for _, rec in A.read_standoff() if rec["id"] == rows[0]["id"] and rec["pass"] == "a")
+    text = A.corpus()[stored["id"]].abstract
+    draft = {"id": stored["id"], "paper": {}, "results": [],
+             "entities": [[text[e["start"]:e["end"]], e["label"], e["canonical"]] for e in stored["entities"][:1]]}
+    (tmp_path / "draft.jsonl").write_text(json.dumps(draft) + "\n")
+    out = tmp_path / "a-test-01.jsonl"
+    anchored = runner.invoke(cli, ["annotations", "anchor", str(tmp_path / "draft.jsonl"), "--annotator", "rt", "-o", str(out)])
+    assert anchored.exit_code == 0 and "1 records" in anchored.stdout
+    first = stored["entities"][0]
+    assert {(e["start"], e["end"]) for e in json.loads(out.read_text())["entities"]} >= {(first["start"], first["end"])}
+    shown = runner.invoke(cli, ["annotations", "show", str(out)])
+    assert f"[[{text[first['start']:first['end']]}|{first['label']}" in shown.stdout
+    checked = runner.invoke(cli, ["annotations", "check", str(out)])
+    assert checked.exit_code == 0 and checked.stdout.strip().endswith("1 records, 0 problems")
+    (tmp_path / "bad.jsonl").write_text(json.dumps({**draft, "entities": [["no such words here", "Method", "x"]]}) + "\n")
+    bad = runner.invoke(cli, ["annotations", "anchor", str(tmp_path / "bad.jsonl"), "--annotator", "rt", "-o", str(out)])
+    assert bad.exit_code == 1 and "does not occur" in bad.output

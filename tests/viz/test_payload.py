@@ -9,7 +9,6 @@ import re
 import numpy as np
 import pytest
 
-from kg.errors import KGError
 from kg.schema import NODE_LABELS
 from kg.schema.style import STYLE
 from kg.viz import embed_json, render
@@ -77,8 +76,16 @@ def test_viz_payload_ego_marks_centre_and_counts_hops(graph):
 
 
 def test_viz_payload_unknown_entity_suggests_names(graph):
-    with pytest.raises(KGError, match=r"no node named 'MNSIT'.*did you mean: MNIST"):
-        build_payload(graph, entity="MNSIT")
+    """The explorer resolves as the canned queries do: same rules, same error, same suggestions."""
+    from kg import queries
+    from kg.errors import UnknownEntity
+
+    with pytest.raises(UnknownEntity, match=r"no entity named 'MNISTT'; did you mean: MNIST\?") as raised:
+        build_payload(graph, entity="MNISTT")
+    with pytest.raises(UnknownEntity) as by_query:
+        queries.run("papers_for_entity", {"entity": "MNISTT"}, "python", graph=graph)
+    assert raised.value.suggestions == by_query.value.suggestions == ("MNIST",)
+    assert build_payload(graph, entity="hopfield-network", hops=0)["view"]["centre"] is not None
 
 
 def test_viz_payload_overview_keeps_best_supported(graph):

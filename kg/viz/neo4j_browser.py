@@ -14,14 +14,13 @@ What Neo4j Browser 5 offers, and what we use:
 * Saved Cypher (favourites) imports ``.cypher`` files or a zip of them, the first comment line
   being the name: ``paperkg-queries.zip``.
 
-    python -m kg.stores.browser OUT            # write OUT/neo4j-browser/ and serve it on :8001
+    kg browser OUT                              # write OUT/neo4j-browser/ and serve it on :8001
     :style http://localhost:8001/paperkg.grass  # then, in the Browser
     :play http://localhost:8001/guide.html
 """
 
 from __future__ import annotations
 
-import argparse
 import functools
 import html
 import io
@@ -131,11 +130,9 @@ def favourites_zip(queries: Iterable[Any]) -> bytes:
     return buffer.getvalue()
 
 
-def write(directory: Path, graph: GraphDocument | None = None) -> list[Path]:
-    """Write ``guide.html``, ``paperkg.grass`` and ``paperkg-queries.zip`` into ``directory``."""
-    from kg.queries import list_queries
-
-    queries = list_queries()
+def write(directory: Path, graph: GraphDocument | None, queries: list[Any]) -> list[Path]:
+    """Write ``guide.html``, ``paperkg.grass`` and ``paperkg-queries.zip`` of ``queries`` (the canned
+    queries, ``kg.api.list_queries``) into ``directory``."""
     directory.mkdir(parents=True, exist_ok=True)
     files = {
         "guide.html": guide_html(queries, examples(graph) if graph else None).encode(),
@@ -164,32 +161,3 @@ class _CorsHandler(SimpleHTTPRequestHandler):
 def serve(directory: Path, host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> ThreadingHTTPServer:
     """A static server for ``directory`` with CORS headers; call ``serve_forever()`` on it."""
     return ThreadingHTTPServer((host, port), functools.partial(_CorsHandler, directory=str(directory)))
-
-
-def main(argv: list[str] | None = None) -> None:
-    """Write the Browser files for a built graph folder and serve them until interrupted."""
-    parser = argparse.ArgumentParser(prog="python -m kg.stores.browser", description=main.__doc__)
-    parser.add_argument("out", type=Path, help="built graph folder (graph.json gives example parameters)")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT)
-    parser.add_argument("--no-serve", action="store_true", help="only write the files")
-    args = parser.parse_args(argv)
-    graph = None
-    if (args.out / "graph.json").exists():
-        from kg.stores.nx import read_node_link
-
-        graph = read_node_link(args.out / "graph.json")
-    directory = args.out / "neo4j-browser"
-    for path in write(directory, graph):
-        print(path)
-    if args.no_serve:
-        return
-    server = serve(directory, port=args.port)
-    print(f":style http://localhost:{args.port}/paperkg.grass\n:play http://localhost:{args.port}/guide.html")
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-
-
-if __name__ == "__main__":
-    main()

@@ -14,7 +14,7 @@ from kg.queries import list_queries
 from kg.records import GraphDocument, Node
 from kg.schema import NODE_LABELS
 from kg.schema.style import STYLE
-from kg.stores import browser
+from kg.viz import neo4j_browser as browser
 
 
 def test_browser_grass_styles_every_label():
@@ -61,7 +61,7 @@ def test_browser_favourites_zip_holds_every_query():
 
 
 def test_browser_server_answers_preflight_and_get_with_cors(tmp_path):
-    browser.write(tmp_path)
+    browser.write(tmp_path, None, list_queries())
     server = browser.serve(tmp_path, port=0)
     port = server.server_address[1]
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -74,3 +74,21 @@ def test_browser_server_answers_preflight_and_get_with_cors(tmp_path):
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_kg_browser_writes_the_files_for_a_built_folder(seeds_out, tmp_path):
+    from click.testing import CliRunner
+
+    from kg.cli import cli
+
+    result = CliRunner().invoke(cli, ["browser", str(seeds_out), "--directory", str(tmp_path / "b"), "--no-serve"])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (tmp_path / "b").iterdir()) == ["guide.html", "paperkg-queries.zip", "paperkg.grass"]
+    import html
+
+    import kg
+
+    guide = (tmp_path / "b" / "guide.html").read_text()
+    assert guide.count("<slide ") == len(list_queries()) + 1
+    best_problem = browser.examples(kg.open(seeds_out).document)["Problem"]
+    assert html.escape(best_problem) in guide  # example parameters come from the built graph

@@ -1,0 +1,118 @@
+"""Names in one place: the canonical form resolution merges on, the spellings a query parameter may
+take, the look-up keys stored for them and the fragments a "did you mean" compares.  Plain
+strings only (no spaCy), so the graph, the stores and the queries can all use it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kg.records import Node
+
+GAP = "…"
+"""Joins the first and last two letters of a word into one name fragment; no word contains it."""
+
+_EDGE_PUNCT = ".,;:()[]{}\"'`’‘“”*$"
+"""Stripped from each word of a canonical name before the last word is made singular ("models’" -> "model")."""
+
+
+def canonical(text: str) -> str:
+    """Normalised name used for resolution: lower case, no hyphens or determiners, singular last word.
+
+    Example:
+        >>> canonical("the Kolmogorov-Arnold Networks")
+        'kolmogorov arnold network'
+    """
+    if not re.search(r"[^\W\d_]", re.sub(r"\\[A-Za-z]+", "", text)):
+        return ""  # no name: a LaTeX macro standing for one ("\\method", "\\ours"), a number, markup
+    words = [w.strip(_EDGE_PUNCT) for w in re.sub(r"[\-‐–_/]+", " ", text.lower()).replace("’", "'").split()]
+    words = [w for w in words if w]
+    while words and words[0] in {"a", "an", "the", "our", "this", "these", "its", "their"}:
+        words = words[1:]
+    if words:
+        last = words[-1]
+        if last.endswith("ies") and len(last) > 4:
+            words[-1] = last[:-3] + "y"
+        elif len(last) > 3 and last.endswith("s") and not last.endswith(("ss", "us", "is", "ics")):
+            words[-1] = last[:-1]
+    return " ".join(words)
+
+
+def variants(text: str) -> list[str]:
+    """Lower-cased spellings a name may have: as given, hyphen/space swapped, singular and plural.
+
+    Example:
+        >>> variants("Neural Networks")
+        ['neural networks', 'neural-networks', 'neural network', 'neural-network']
+        >>> variants("policy")
+        ['policy', 'policies']
+    """
+    base = " ".join(text.lower().split())
+    spellings = list(dict.fromkeys([base, base.replace("-", " "), base.replace(" ", "-")]))
+    out = list(spellings)
+    for s in spellings:
+        if s.endswith("ies"):
+            out.append(s[:-3] + "y")
+        elif s.endswith(("ses", "xes", "ches", "shes")):
+            out.append(s[:-2])
+        elif s.endswith("s") and not s.endswith("ss"):
+            out.append(s[:-1])
+        elif s.endswith("y") and s[-2:-1] not in "aeiou":
+            out.append(s[:-1] + "ies")
+        else:
+            out.append(s + ("es" if s.endswith(("s", "x", "ch", "sh")) else "s"))
+    return list(dict.fromkeys(out))
+
+
+def name_keys(node: Node) -> set[str]:
+    """The lower-cased spellings a parameter can name ``node`` by: its name, title and aliases."""
+    return {text.lower() for text in (node.name, node.properties.get("title"), *node.aliases) if text}
+
+
+def name_fragments(text: str) -> frozenset[str]:
+    """Keys of a "did you mean": each word's first and last four letters ("propogation" -> "prop",
+    "tion") and its first and last two around ``GAP`` ("pr…on": an edit in the middle, such as
+    "accruacy", changes both four-letter ends of a word of eight), a shorter word whole and its first
+    three letters ("FIDD" -> "fidd", "fid"); words of one or two letters only when there are no
+    others ("of" would match half the graph).  A misspelt name almost surely shares one with the
+    right name, so a suggestion compares a few hundred names, not every name in the graph.
+
+    Example:
+        >>> sorted(name_fragments("Equilibrium propogation")), sorted(name_fragments("FIDD")), sorted(name_fragments("KD"))
+        (['equi', 'eq…um', 'prop', 'pr…on', 'rium', 'tion'], ['fid', 'fidd'], ['kd'])
+    """
+    return frozenset().union(*word_fragments(text))
+
+
+def word_fragments(text: str) -> list[frozenset[str]]:
+    """The ``name_fragments`` of each distinct word, in order: a misspelt name of several words
+    shares fragments of at least two of them with the right name, which a fragment as common as
+    "tion" alone cannot narrow down.
+
+    Example:
+        >>> [sorted(f) for f in word_fragments("image clasification")]
+        [['imag', 'im…ge', 'mage'], ['clas', 'cl…on', 'tion']]
+        >>> [sorted(f) for f in word_fragments("large lanugage")]
+        [['arge', 'larg'], ['gage', 'lanu']]
+    """
+    words = re.findall(r"\w+", text.lower()) or [text.lower().strip()]
+    words = [w for w in words if len(w) > 2] or words
+    groups = [
+        frozenset(p for p in ((w[:4], w[-4:], f"{w[:2]}{GAP}{w[-2:]}") if len(w) > 4 else (w, w[:3])) if p)
+        for w in dict.fromkeys(words)
+    ]
+    # a fragment of two words ("la…ge" of "large" and "language") would let one word meet both
+    shared = {f for i, g in enumerate(groups) for h in groups[i + 1 :] for f in g & h}
+    return [g - shared or g for g in groups if g]
+
+
+def fragment_pieces(fragment: str) -> list[str]:
+    """The substrings a name with ``fragment`` contains (both ends of a gapped one): a backend
+    without the fragment index fetches by them, then keeps the names ``groups_met`` keeps."""
+    return fragment.split(GAP)
+
+
+def groups_met(groups: list[frozenset[str]], name: str) -> int:
+    """How many of ``groups`` (``word_fragments`` of a misspelt name) share a fragment with ``name``."""
+    mine = name_fragments(name)
+    return sum(not g.isdisjoint(mine) for g in groups)
