@@ -5,7 +5,7 @@ Usage:
                             [--query NAME ...]
 
 ``OUT`` is a folder written by ``kg build`` (``store/``, ``graph.json``).  Parameters come from
-``kg.queries.samples`` (the busiest node of the right kind, by name and by id), every set.  Times
+``kg.testing.param_sets`` (the busiest node of the right kind, by name and by id), every set.  Times
 include entity resolution and the shared post-processing, as a user sees them.  ``neo4j`` reads the
 ``NEO4J_*`` settings; ``--load`` first loads the graph there (replacing what the database holds).
 Prints one table row per query, parameter set and backend; the target is p95 <= 50 ms on embedded

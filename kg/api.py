@@ -43,6 +43,8 @@ class BuildResult:
     out: Path
     summary: dict[str, Any]
     graph: GraphDocument = field(repr=False)
+    neo4j: Any = None
+    """The ``WriteReport`` of the Neo4j load, when the build loaded one."""
 
 
 def read(sources: Iterable[str | Path], *, on_error: str = "raise", report: ReadReport | None = None) -> list[Abstract]:
@@ -89,8 +91,11 @@ def build(
     progress: Callable[[int], None] | None = None,
     limit: int | None = None,
     min_confidence: float = 0.0,
+    neo4j: Settings | None = None,
+    batch_size: int = 10_000,
 ) -> BuildResult:
-    """Read, extract, resolve and write every output into ``out`` atomically.
+    """Read, extract, resolve and write every output into ``out`` atomically; with ``neo4j``, also
+    load the graph there (``load_neo4j``), with the aggregates the files got.
 
     Everything is written into a temporary sibling folder that replaces ``out`` only when complete,
     so a failed build leaves the previous ``out`` untouched.  Mentions and relations whose
@@ -115,8 +120,9 @@ def build(
     summary["skipped"] = report.skipped
     summary["seconds"] = {"extract": round(extracted - started, 2)}
     out = Path(out)
-    write_outputs(graph, summary, out, started=started)
-    return BuildResult(out, summary, graph)
+    aggregated = write_outputs(graph, summary, out, started=started)
+    loaded = _load(aggregated, neo4j, batch_size=batch_size, progress=False) if neo4j is not None else None
+    return BuildResult(out, summary, graph, loaded)
 
 
 def aggregate(graph: GraphDocument):
@@ -127,8 +133,9 @@ def aggregate(graph: GraphDocument):
     return compute(graph, needed_aggregates())
 
 
-def write_outputs(graph: GraphDocument, summary: dict[str, Any], out: Path, *, started: float | None = None) -> None:
-    """Write every sink into a temporary folder, then swap it into place (the aggregates computed once)."""
+def write_outputs(graph: GraphDocument, summary: dict[str, Any], out: Path, *, started: float | None = None):
+    """Write every sink into a temporary folder, then swap it into place; returns the graph with
+    its aggregates (computed once, for every sink)."""
     from kg.stores import nx as nx_sink
     from kg.stores import rdf
     from kg.viz import render
@@ -153,6 +160,7 @@ def write_outputs(graph: GraphDocument, summary: dict[str, Any], out: Path, *, s
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    return aggregated
 
 
 def _swap(tmp: Path, out: Path) -> None:
@@ -375,11 +383,14 @@ def load_neo4j(graph: GraphDocument | str | Path, settings: Settings | None = No
                progress: bool = False):
     """Load a graph (records, or a built folder) into Neo4j where ``settings`` point (default: the
     environment), with the aggregates its canned queries need; returns the ``WriteReport``."""
+    document = graph if isinstance(graph, GraphDocument) else open(graph).document
+    return _load(aggregate(document), settings or Settings.from_env(), batch_size=batch_size, progress=progress)
+
+
+def _load(aggregated, s: Settings, *, batch_size: int, progress: bool):
     from kg.stores.neo4j import load
 
-    s = settings or Settings.from_env()
-    document = graph if isinstance(graph, GraphDocument) else open(graph).document
-    return load(aggregate(document), s.neo4j_uri, s.neo4j_user, s.neo4j_password, s.neo4j_database,
+    return load(aggregated, s.neo4j_uri, s.neo4j_user, s.neo4j_password, s.neo4j_database,
                 batch_size=batch_size, progress=progress)
 
 

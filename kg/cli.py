@@ -93,14 +93,14 @@ def build(sources: tuple[Path, ...], out: Path, limit: int | None, neo4j_uri: st
     Example:
         kg build ../shared/seeds -o out/
     """
-    s = Settings.from_env(jobs=jobs, spacy_model=model, extractor=extractor)
+    s = Settings.from_env(jobs=jobs, spacy_model=model, extractor=extractor, neo4j_uri=neo4j_uri)
     with _progress(None, "extracting") as bar:
         result = api.build(sources, out, extractor=s.extractor, model=s.spacy_model, jobs=s.jobs, on_error=on_error, progress=bar.update, limit=limit,
-                           min_confidence=min_confidence)
+                           min_confidence=min_confidence, neo4j=s if neo4j_uri else None)
     _echo_json(_printable(result.summary))
     click.echo(f"graph written to {result.out}/ ; explorer: {result.out / 'explorer.html'}", err=True)
-    if neo4j_uri:
-        _load_neo4j(result.graph, Settings.from_env(neo4j_uri=neo4j_uri), batch_size=10_000)
+    if result.neo4j is not None:
+        _echo_report(result.neo4j)
 
 
 def _printable(summary: dict[str, Any]) -> dict[str, Any]:
@@ -263,7 +263,10 @@ def load_neo4j(out: Path, uri: str | None, user: str | None, database: str | Non
 
 
 def _load_neo4j(graph: Any, s: Settings, batch_size: int) -> None:
-    report = api.load_neo4j(graph, s, batch_size=batch_size, progress=sys.stderr.isatty())
+    _echo_report(api.load_neo4j(graph, s, batch_size=batch_size, progress=sys.stderr.isatty()))
+
+
+def _echo_report(report: Any) -> None:
     _echo_json({"sink": report.sink, "nodes": report.nodes, "relationships": report.edges,
                 "seconds": report.seconds, "batch_size": report.batch_size})
 

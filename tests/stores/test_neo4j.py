@@ -489,3 +489,23 @@ def test_neo4j_bad_graph_is_refused_before_any_write(graph, message):
 
     with pytest.raises(SinkError, match=message):
         sink.load(aggregate(graph), "bolt://127.0.0.1:1", progress=False)
+
+
+@pytest.mark.neo4j
+def test_kg_build_with_neo4j_loads_what_it_wrote(db, tmp_path):
+    """``kg build --neo4j``: the database then holds the built graph, and a canned query answers on
+    Neo4j as on the embedded store of the same build (one set of aggregates served both)."""
+    from click.testing import CliRunner
+
+    import kg
+    from kg.cli import cli
+    from tests.conftest import SEEDS
+
+    out = tmp_path / "out"
+    result = CliRunner(env={"NEO4J_PASSWORD": db.neo4j_password}).invoke(
+        cli, ["build", str(SEEDS), "-o", str(out), "--limit", "6", "--neo4j", db.neo4j_uri])
+    assert result.exit_code == 0, result.output
+    graph = kg.open(out)
+    assert _counts(db) == graph_counts(graph.document)
+    params = {"type": "Method", "limit": 5}
+    assert kg.api.query("top_entities", params, backend="neo4j", settings=db) == graph.query("top_entities", **params)
