@@ -18,6 +18,7 @@ from kg.queries.spec import Param
 from kg.schema import check_label
 from kg.schema import vocab as v
 from kg.schema.formats import READ_NEO4J_FORMAT, check_neo4j
+from kg.stores.rdf import to_python
 from kg.names import fragment_pieces
 from kg.schema.aggregates import SEPARATOR, joined_keys
 
@@ -145,7 +146,7 @@ class SparqlBackend:
         result = self.store.query(text, prefixes=v.PREFIXES, substitutions=subs)
         names = [var.value for var in result.variables if read is None or var.value in read]
         # Each solution costs a Python object: stop at the cap rather than convert rows the runner drops.
-        return [{n: _python(sol[n]) for n in names} for sol in itertools.islice(result, cap)]
+        return [{n: to_python(sol[n], node_ids=False) for n in names} for sol in itertools.islice(result, cap)]
 
     def execute(self, text: str, values: dict[str, Any], params: Sequence[Param], cap: int | None = None) -> list[dict[str, Any]]:
         import pyoxigraph as ox
@@ -232,17 +233,6 @@ def _candidate(node_id: str, row: dict[str, Any], labels: Sequence[str]) -> Cand
 def _code(text: str) -> str:
     """Query text without its comment lines (the header names parameters too)."""
     return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
-
-
-def _python(term: Any) -> Any:
-    """An RDF term as a plain value; IRIs stay strings (queries select ``kg:id`` when they want ids)."""
-    import pyoxigraph as ox
-
-    from kg.stores.rdf import literal_value
-
-    if term is None:
-        return None
-    return literal_value(term) if isinstance(term, ox.Literal) else term.value
 
 
 class CypherBackend:

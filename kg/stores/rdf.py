@@ -238,12 +238,13 @@ def to_term(name: str, value: Any) -> ox.NamedNode | ox.Literal:
     return ox.Literal(value)
 
 
-def to_python(term: Any) -> Any:
-    """An RDF term as a Python value: node IRIs back to node ids, typed literals to int/float/bool."""
+def to_python(term: Any, *, node_ids: bool = True) -> Any:
+    """An RDF term as a Python value: typed literals to int/float/bool, node IRIs back to node ids
+    (``node_ids``; the canned queries keep IRIs as strings and select ``kg:id`` when they want ids)."""
     if term is None:
         return None
     if isinstance(term, ox.NamedNode):
-        return v.node_id(term.value)
+        return v.node_id(term.value) if node_ids else term.value
     if isinstance(term, ox.Literal):
         return literal_value(term)
     return str(term)
