@@ -486,7 +486,12 @@ def annotations() -> None:
 @annotations.command("sample")
 @_errors
 def annotations_sample() -> None:
-    """Draw the sample (fixed seeds, stratified by area and venue-year) into training/indomain/sample.json."""
+    """Draw the sample (fixed seeds, stratified by area and venue-year) into training/indomain/sample.json.
+
+    \b
+    Example:
+        kg annotations sample
+    """
     click.echo(f"{api.annotation_sample()} abstracts in the sample")
 
 
@@ -532,7 +537,12 @@ def annotations_anchor(draft: Path, annotator: str, pass_: str, output: Path) ->
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @_errors
 def annotations_show(files: tuple[Path, ...]) -> None:
-    """Print stored records with their marks inline ([[text|Label = canonical]]), to proofread."""
+    """Print stored records with their marks inline ([[text|Label = canonical]]), to proofread.
+
+    \b
+    Example:
+        kg annotations show training/indomain/annotations/a-r3-01.jsonl
+    """
     for text in api.show_annotations(files):
         click.echo(text)
 
@@ -541,7 +551,12 @@ def annotations_show(files: tuple[Path, ...]) -> None:
 @click.argument("files", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @_errors
 def annotations_check(files: tuple[Path, ...]) -> None:
-    """Validate the stored annotations (default: every file); exit 1 on a problem."""
+    """Validate the stored annotations (default: every file); exit 1 on a problem.
+
+    \b
+    Example:
+        kg annotations check
+    """
     count, problems = api.check_annotations(files)
     for problem in problems:
         click.echo(problem)
@@ -553,5 +568,10 @@ def annotations_check(files: tuple[Path, ...]) -> None:
 @annotations.command("agreement")
 @_errors
 def annotations_agreement() -> None:
-    """Second pass against the first on the doubly annotated abstracts, as JSON."""
+    """Second pass against the first on the doubly annotated abstracts, as JSON.
+
+    \b
+    Example:
+        kg annotations agreement
+    """
     _echo_json(api.annotation_agreement())
