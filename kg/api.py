@@ -451,6 +451,18 @@ def evaluate_entities(split: str = "dev", gold: str | Path | None = None, settin
     return Evaluation(scores, report)
 
 
+def evaluate_results(split: str = "dev", gold: str | Path | None = None, settings: Settings | None = None) -> Evaluation:
+    """Result records against a split of the in-domain annotations or a gold file (e.g.
+    ``../shared/eval/results-dev.json``), by the rules of ``score_results.py``."""
+    from kg.evaluation import entities, results
+    from kg.training.annotations import load_gold
+
+    s = settings or Settings.from_env()
+    docs = entities.load_gold_file(gold) if gold else load_gold(split)
+    scores = results.evaluate_results(docs, extractor=s.extractor, model=s.spacy_model, jobs=s.jobs)
+    return Evaluation(scores, results.format_report(scores))
+
+
 def train_indomain(output: str | Path | None = None, *, overrides: Sequence[tuple[str, str]] = (), **options: Any) -> dict[str, Any]:
     """Train the default extractor from ``training/indomain`` (``kg.training.indomain.train``: the
     options are its keyword arguments) into ``output`` (default: the shipped ``kg/models/indomain``);

@@ -230,6 +230,25 @@ def eval_entities(split: str, gold_file: Path | None, as_json: bool, jobs: int |
     _echo_evaluation(api.evaluate_entities(split, gold_file, s), as_json)
 
 
+@evaluate.command("results")
+@click.option("--split", type=click.Choice(["train", "dev", "test"]), default="dev", show_default=True,
+              help="Split of the in-domain annotations (training/indomain) to score.")
+@click.option("--gold", "gold_file", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="Score against this gold file instead (e.g. ../shared/eval/results-dev.json).")
+@click.option("--json", "as_json", is_flag=True, help="Print the scores as JSON.")
+@_extraction_options
+@_errors
+def eval_results(split: str, gold_file: Path | None, as_json: bool, jobs: int | None, model: str | None, extractor: str | None, on_error: str) -> None:
+    """Score reported results: detection P/R/F1, tuple F1, per-field agreement (score_results.py rules).
+
+    \b
+    Example:
+        kg eval results --gold ../shared/eval/results-dev.json
+    """
+    s = Settings.from_env(jobs=jobs, spacy_model=model, extractor=extractor)
+    _echo_evaluation(api.evaluate_results(split, gold_file, s), as_json)
+
+
 def _echo_evaluation(evaluation: api.Evaluation, as_json: bool) -> None:
     click.echo(json.dumps(evaluation.scores, indent=1) if as_json else evaluation.report)
 

@@ -79,3 +79,24 @@ def score_results(predictions: Iterable[dict], gold: Iterable[dict]) -> dict:
         "pred": n_pred, "gold": n_gold, "matched": n_match,
         "missing_docs": sum(1 for k in gold if k not in pred),
     }
+
+
+def evaluate_results(gold: list[dict], *, extractor: str, model: str, jobs: int = 1) -> dict:
+    """Run ``extractor`` over the gold abstracts and score its result records."""
+    from kg.contract import to_contract
+    from kg.extractors.pipeline import extract
+    from kg.records import Abstract
+
+    abstracts = [Abstract(g["id"], g["abstract"], title=g.get("title", ""), year=g.get("year")) for g in gold]
+    preds = [to_contract(x) for x in extract(abstracts, extractor=extractor, model=model, jobs=jobs)]
+    return {"abstracts": len(gold), "extractor": extractor, **score_results(preds, gold)}
+
+
+def format_report(scores: dict) -> str:
+    """A plain-text summary, as ``kg eval results`` prints it."""
+    fields = "  ".join(f"{k} {v:.1f}" for k, v in scores["on_matched"].items())
+    return (f"{scores['abstracts']} abstracts, extractor {scores['extractor']}\n"
+            f"detection  P {scores['detect_p']:.1f}  R {scores['detect_r']:.1f}  F1 {scores['detect_f1']:.1f}"
+            f"  (pred {scores['pred']}, gold {scores['gold']}, matched {scores['matched']})\n"
+            f"tuple F1   {scores['tuple_f1']:.1f}  (number + method + metric + dataset)\n"
+            f"on matched records (% right): {fields}")

@@ -154,3 +154,27 @@ def test_result_name_fields_accept_listed_alternatives(gold_value, pred_value, s
     g = {"id": "a", "results": [{"start": 0, "end": 2, "low": 1, "high": 1, "kind": "score", "method": gold_value}]}
     p = {"id": "a", "results": [{"start": 1, "end": 3, "low": 1, "high": 1, "kind": "score", "method": pred_value}]}
     assert score_results([p], [g])["on_matched"]["method"] == (100.0 if same else 0.0)
+
+
+def test_kg_eval_results_equals_the_shared_scorer_on_the_extractor_output(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from kg.cli import cli
+
+    gold = json.loads((EVAL / "results-dev.json").read_text())[:8]
+    gold_path = tmp_path / "gold.json"
+    gold_path.write_text(json.dumps(gold))
+    runner = CliRunner()
+    ours = json.loads(runner.invoke(cli, ["eval", "results", "--gold", str(gold_path), "--json"]).stdout)
+    extracted = runner.invoke(cli, ["extract", str(_as_input(gold, tmp_path))])
+    pred_path = tmp_path / "pred.jsonl"
+    pred_path.write_text(extracted.stdout)
+    theirs = _shared("score_results.py", pred_path, gold_path)
+    assert {k: v for k, v in ours.items() if k not in ("abstracts", "extractor")} == theirs
+    assert ours["abstracts"] == 8 and ours["gold"] == sum(len(g["results"]) for g in gold) and ours["matched"] > 0
+
+
+def _as_input(gold: list[dict], tmp_path: Path) -> Path:
+    path = tmp_path / "abstracts.jsonl"
+    path.write_text("".join(json.dumps({"id": g["id"], "title": g.get("title", ""), "abstract": g["abstract"]}) + "\n" for g in gold))
+    return path
