@@ -307,11 +307,14 @@ def create_app(graph: Any, *, backend: str, settings: Any, cors: str | None = No
         shown = {k: v for k, v in values.items() if v is not None}
         return _rows_response(name, shown, rows, [c.name for c in q.returns], fmt == "csv")
 
-    for q in queries.list_queries():
-        def route(request: Request, _name: str = q.name) -> Response:
-            return answer(_name, request)
+    def route_of(name: str):
+        def route(request: Request) -> Response:
+            return answer(name, request)
 
-        app.add_api_route(f"/api/queries/{q.name}", route, methods=["GET"], response_model=Rows, tags=["queries"],
+        return route
+
+    for q in queries.list_queries():
+        app.add_api_route(f"/api/queries/{q.name}", route_of(q.name), methods=["GET"], response_model=Rows, tags=["queries"],
                           summary=q.summary, name=q.name, openapi_extra={"parameters": _param_docs(q)},
                           responses={200: {"content": {"text/csv": {}}}})
 

@@ -288,16 +288,23 @@ class SparqlPool:
             raise Overloaded(f"every SPARQL worker stayed busy for {self.timeout:g} s; try again later") from None
         worker.conn.send((query, fmt, self.row_cap))
         if not worker.conn.poll(self.timeout):
-            with self._lock:
-                self._all.remove(worker)
-            worker.stop()
-            self._add()
+            self._replace(worker)
             raise QueryTimeout(f"the query ran past the {self.timeout:g} s limit and was stopped; narrow it or add a LIMIT")
-        status, value = worker.conn.recv()
+        try:
+            status, value = worker.conn.recv()
+        except (EOFError, OSError):  # the worker died (out of memory, a crash): replace it
+            self._replace(worker)
+            raise Overloaded("the SPARQL worker stopped while answering; try again") from None
         self._idle.put(worker)
         if status == "error":
             raise KGError(value)
         return value
+
+    def _replace(self, worker: _Worker) -> None:
+        with self._lock:
+            self._all.remove(worker)
+        worker.stop()
+        self._add()
 
     def close(self) -> None:
         with self._lock:
