@@ -108,7 +108,7 @@ class Health(BaseModel):
     sparql: dict[str, Any]
 
 
-_ERRORS = {status: {"model": Problem, "content": {PROBLEM: {}}} for status in (400, 404, 413, 503, 504)}
+_ERRORS = {status: {"model": Problem, "content": {PROBLEM: {}}} for status in (400, 404, 413, 415, 503, 504)}
 
 
 class _Problem(Exception):
