@@ -151,7 +151,7 @@ class Service:
             import neo4j
 
             self.driver = neo4j.GraphDatabase.driver(settings.neo4j_uri, auth=(settings.neo4j_user, settings.neo4j_password))
-        self._lock = threading.Lock()
+        self._reading, self._writing = threading.Lock(), threading.Lock()
         self._browser: dict[str, tuple[bytes, str]] | None = None
 
     def query(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
@@ -163,7 +163,7 @@ class Service:
 
     def browser_files(self) -> dict[str, tuple[bytes, str]]:
         """The Neo4j Browser guide, style and saved queries, made once (example ids from the rank bands)."""
-        with self._lock:
+        with self._writing:
             if self._browser is None:
                 from kg import queries
                 from kg.viz import neo4j_browser as browser
@@ -182,7 +182,7 @@ class Service:
         """An explorer page rendered on demand (reads ``graph.json`` once, on the first call)."""
         from kg.viz import render
 
-        with self._lock:
+        with self._reading:
             document = self.graph.document
         return render(document, **options)
 

@@ -270,12 +270,16 @@ class SparqlPool:
         self._idle: queue.Queue[_Worker] = queue.Queue()
         self._all: list[_Worker] = []
         self._lock = threading.Lock()
+        self._closed = False
         for _ in range(workers):
             self._add()
 
     def _add(self) -> None:
         worker = _Worker(self.path)
         with self._lock:
+            if self._closed:
+                worker.stop()
+                return
             self._all.append(worker)
         self._idle.put(worker)
 
@@ -301,13 +305,15 @@ class SparqlPool:
         return value
 
     def _replace(self, worker: _Worker) -> None:
+        """Kill ``worker`` and start its successor in the background, so the 504 is not held up by it."""
         with self._lock:
             self._all.remove(worker)
         worker.stop()
-        self._add()
+        threading.Thread(target=self._add, daemon=True).start()
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True
             workers, self._all = self._all, []
         for worker in workers:
             worker.stop()
