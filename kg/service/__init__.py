@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import threading
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -153,6 +151,7 @@ class Service:
             self.driver = neo4j.GraphDatabase.driver(settings.neo4j_uri, auth=(settings.neo4j_user, settings.neo4j_password))
         self._reading, self._writing = threading.Lock(), threading.Lock()
         self._browser: dict[str, tuple[bytes, str]] | None = None
+        self._browser_base = ""
 
     def query(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         from kg import queries
@@ -161,10 +160,11 @@ class Service:
             return queries.run(name, params, "neo4j", driver=self.driver, database=self.settings.neo4j_database)
         return queries.run(name, params, "embedded", store=self.store)
 
-    def browser_files(self) -> dict[str, tuple[bytes, str]]:
-        """The Neo4j Browser guide, style and saved queries, made once (example ids from the rank bands)."""
+    def browser_files(self, base: str) -> dict[str, tuple[bytes, str]]:
+        """The Neo4j Browser guide, style and saved queries, made once (example ids from the rank
+        bands); the guide points the Browser at the style under ``base``, this server's URL."""
         with self._writing:
-            if self._browser is None:
+            if self._browser is None or self._browser_base != base:
                 from kg import queries
                 from kg.viz import neo4j_browser as browser
 
@@ -172,10 +172,12 @@ class Service:
                 best = {label: rows[0]["id"] for label in ENTITY_LABELS
                         if (rows := queries.run("top_entities", {"type": label, "limit": 1}, "embedded", store=self.store))}
                 self._browser = {
-                    "guide.html": (browser.guide_html(listed, best).encode(), "text/html; charset=utf-8"),
+                    "guide.html": (browser.guide_html(listed, best, f"{base}neo4j-browser/paperkg.grass").encode(),
+                                   "text/html; charset=utf-8"),
                     "paperkg.grass": (browser.grass().encode(), "text/plain; charset=utf-8"),
                     "paperkg-queries.zip": (browser.favourites_zip(listed), "application/zip"),
                 }
+                self._browser_base = base
             return self._browser
 
     def explorer(self, **options: Any) -> str:
@@ -193,15 +195,15 @@ class Service:
 
 
 def _param_docs(q: Any) -> list[dict[str, Any]]:
+    """OpenAPI parameters of a canned query's route: its declared parameters, then ``format``."""
     docs = []
     for p in q.params:
-        schema: dict[str, Any] = {"type": {"int": "integer", "float": "number", "bool": "boolean"}.get(p.type, "string"),
-                                  "maxLength": MAX_PARAM} if p.type not in ("int", "float", "bool") else \
-            {"type": {"int": "integer", "float": "number", "bool": "boolean"}[p.type]}
+        kind = {"int": "integer", "float": "number", "bool": "boolean"}.get(p.type)
+        schema: dict[str, Any] = {"type": kind} if kind else {"type": "string", "maxLength": MAX_PARAM}
         if not p.required and p.default is not None:
             schema["default"] = p.default
         docs.append({"name": p.name, "in": "query", "required": p.required, "schema": schema,
-                     "description": f"{p.type}" + ("" if p.required else f", default {p.default!r}")})
+                     "description": p.type if p.required else f"{p.type}, default {p.default!r}"})
     docs.append({"name": "format", "in": "query", "required": False, "schema": {"type": "string", "enum": ["json", "csv"]}})
     return docs
 
@@ -417,9 +419,9 @@ def create_app(graph: Any, *, backend: str, settings: Any, cors: str | None = No
         return HTMLResponse(service.explorer(entity=entity, hops=hops, max_nodes=max_nodes))
 
     @app.get("/neo4j-browser/{name}", tags=["explorer"], response_class=Response)
-    def browser_file(name: str) -> Response:
+    def browser_file(name: str, request: Request) -> Response:
         """The Neo4j Browser guide (``:play``), style (``:style``) and saved queries, with the CORS header the Browser needs."""
-        files = service.browser_files()
+        files = service.browser_files(str(request.base_url))
         if name not in files:
             raise _Problem(404, f"no file {name[:100]!r}; there are: {', '.join(files)}")
         data, media = files[name]

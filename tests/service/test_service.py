@@ -134,6 +134,7 @@ def test_service_serves_the_neo4j_browser_guide_with_cors(client) -> None:
     guide = client.get("/neo4j-browser/guide.html")
     assert guide.status_code == 200 and guide.headers["access-control-allow-origin"] == "*"
     assert guide.text.startswith('<article class="guide">') and guide.text.count("<slide") == len(kg.api.list_queries()) + 1
+    assert ":style http://testserver/neo4j-browser/paperkg.grass" in guide.text
     assert client.get("/neo4j-browser/paperkg.grass").text.startswith("node {")
     preflight = client.options("/neo4j-browser/guide.html", headers={"Origin": "http://localhost:7474",
                                                                       "Access-Control-Request-Method": "GET"})
