@@ -14,7 +14,7 @@ import io
 import threading
 from datetime import datetime, timezone
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, parse_qsl
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -194,6 +194,34 @@ class Service:
             self.driver.close()
 
 
+class _Guard:
+    """Refuse oversized bodies and parameters before any route reads them (413), and mark every
+    response ``nosniff``; plain ASGI, so it adds no task per request."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        refused = None
+        length = dict(scope["headers"]).get(b"content-length", b"")
+        if length.isdigit() and int(length) > MAX_BODY:
+            refused = problem(413, f"the request body is {int(length)} bytes; at most {MAX_BODY} are accepted")
+        else:
+            for key, value in parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True):
+                if len(value) > MAX_PARAM or len(key) > 100:
+                    refused = problem(413, f"parameter {key[:100]!r} is too long; values of at most {MAX_PARAM} characters are accepted")
+                    break
+
+        async def send_nosniff(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                message.setdefault("headers", []).append((b"x-content-type-options", b"nosniff"))
+            await send(message)
+
+        await (refused or self.app)(scope, receive, send_nosniff)
+
+
 def _param_docs(q: Any) -> list[dict[str, Any]]:
     """OpenAPI parameters of a canned query's route: its declared parameters, then ``format``."""
     docs = []
@@ -232,17 +260,7 @@ def create_app(graph: Any, *, backend: str, settings: Any, cors: str | None = No
 
         app.add_middleware(CORSMiddleware, allow_origins=[cors], allow_methods=["GET", "POST"], allow_headers=["Accept", "Content-Type"])
 
-    @app.middleware("http")
-    async def guard(request: Request, call_next):
-        length = request.headers.get("content-length")
-        if length and length.isdigit() and int(length) > MAX_BODY:
-            return problem(413, f"the request body is {length} bytes; at most {MAX_BODY} are accepted")
-        for key, value in request.query_params.multi_items():
-            if len(value) > MAX_PARAM or len(key) > 100:
-                return problem(413, f"parameter {key[:100]!r} is too long; values of at most {MAX_PARAM} characters are accepted")
-        response = await call_next(request)
-        response.headers["X-Content-Type-Options"] = "nosniff"
-        return response
+    app.add_middleware(_Guard)
 
     @app.exception_handler(_Problem)
     async def _on_problem(request: Request, exc: _Problem) -> JSONResponse:

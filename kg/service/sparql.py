@@ -286,6 +286,8 @@ class SparqlPool:
     def run(self, query: str, fmt: str) -> Answer:
         """Answer ``query`` as ``fmt`` within the time limit (``QueryTimeout``/``Overloaded`` otherwise)."""
         refuse_unsafe(query)
+        if self._closed:
+            raise Overloaded("the SPARQL workers are stopped: the service is shutting down")
         try:
             worker = self._idle.get(timeout=self.timeout)
         except queue.Empty:
