@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, parse_qsl
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 
@@ -428,7 +428,7 @@ def create_app(graph: Any, *, backend: str, settings: Any, cors: str | None = No
     @app.get("/", response_class=HTMLResponse, tags=["explorer"])
     def overview() -> Response:
         """The explorer written by ``kg build`` (the best-supported nodes)."""
-        return HTMLResponse((service.graph.out / "explorer.html").read_text(encoding="utf-8"))
+        return FileResponse(service.graph.out / "explorer.html", media_type="text/html; charset=utf-8")
 
     @app.get("/explorer", response_class=HTMLResponse, tags=["explorer"])
     def explorer(entity: str = Query(..., min_length=1, max_length=MAX_PARAM, description="an entity id, name or alias"),
