@@ -8,8 +8,8 @@ Starts ``kg serve OUT`` on a free loopback port, then runs two phases of ``--sec
 ``--clients`` threads (one ``httpx.Client`` each) cycling through a mix: every canned query with its
 bench samples (``kg.testing.param_sets``), entity search, entity cards and a small SPARQL query.
 Phase 2 adds one more client that keeps sending a SPARQL cross product that cannot finish in time.
-Prints p50/p95/p99 per endpoint and phase, requests per second, errors (any status but 200; the
-slow query's 504 is counted apart), and the server's RSS (its process and SPARQL workers) sampled
+Prints p50/p95/p99 per endpoint and phase, requests per second, errors (any status but 200, and
+status 0 for a request that got no answer within 60 s; the slow query's 504 is counted apart), and the server's RSS (its process and SPARQL workers) sampled
 every 5 s.  Targets: canned-query p95 <= 100 ms at 16 clients, zero errors, RSS flat, every slow
 query a 504.  Bounded: 2 x ``--seconds`` of load, loopback only.
 """
@@ -75,7 +75,10 @@ def _client(url: str, mix: list, offset: int, until: float, times: dict, errors:
             if time.monotonic() >= until:
                 return
             start = time.perf_counter()
-            status = client.get(path, params=params).status_code
+            try:
+                status = client.get(path, params=params).status_code
+            except httpx.TransportError:  # a client timeout (60 s) is an error, not the end of this client
+                status = 0
             elapsed = (time.perf_counter() - start) * 1000
             with lock:
                 times[label].append(elapsed)
