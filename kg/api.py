@@ -410,6 +410,24 @@ def serve_neo4j_browser(directory: str | Path, port: int = 8001):
     return browser.serve(Path(directory), port=port)
 
 
+def app(out: str | Path, *, backend: str = "embedded", settings: Settings | None = None, cors: str | None = None,
+        sparql_workers: int = 2):
+    """The read-only query service over the graph folder ``out`` as an ASGI application
+    (``kg.service``): canned queries, entities and papers, SPARQL, the explorer, the Browser guide."""
+    from kg.service import create_app
+
+    return create_app(open(out), backend=backend, settings=settings or Settings.from_env(), cors=cors, sparql_workers=sparql_workers)
+
+
+def serve(out: str | Path, *, host: str = "127.0.0.1", port: int = 8000, backend: str = "embedded",
+          settings: Settings | None = None, cors: str | None = None, sparql_workers: int = 2) -> None:
+    """Serve ``app(out, ...)`` with uvicorn on ``host:port`` (loopback unless told otherwise) until interrupted."""
+    import uvicorn
+
+    uvicorn.run(app(out, backend=backend, settings=settings, cors=cors, sparql_workers=sparql_workers),
+                host=host, port=port, log_level="info", server_header=False)
+
+
 # -- evaluation and training -------------------------------------------------------------------
 
 

