@@ -26,7 +26,7 @@ import json
 import shutil
 import tempfile
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import spacy
@@ -130,6 +130,11 @@ def _predict(model_dir: Path, docs: list[dict]):
     return out
 
 
+MIN_FEATURE_ROWS = 3
+"""A feature seen in fewer training rows gets no weight: a one-off word says little and, with 4,000
+abstracts, would double the shipped model."""
+
+
 def _fit(rows: list[list[str]], ys: list[int], c: float) -> tuple[dict[str, float], float]:
     """A logistic model over binary features: weights by feature name and the bias."""
     from sklearn.feature_extraction import DictVectorizer
@@ -137,8 +142,9 @@ def _fit(rows: list[list[str]], ys: list[int], c: float) -> tuple[dict[str, floa
 
     if len(set(ys)) < 2:
         return {}, (8.0 if ys and ys[0] else -8.0)
+    seen = Counter(f for r in rows for f in set(r))
     vec = DictVectorizer()
-    X = vec.fit_transform([{f: 1 for f in r} for r in rows])
+    X = vec.fit_transform([{f: 1 for f in r if seen[f] >= MIN_FEATURE_ROWS} for r in rows])
     lr = LogisticRegression(C=c, max_iter=2000, random_state=SEED).fit(X, ys)
     weights = {name: round(float(w), 4) for name, w in zip(vec.feature_names_, lr.coef_[0]) if abs(w) >= 1e-4}
     return weights, round(float(lr.intercept_[0]), 4)
