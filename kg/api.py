@@ -310,6 +310,64 @@ class Graph:
             return queries.run(name, params, "python", graph=self.to_networkx())
         return queries.run(name, params, "embedded", store=self.store)
 
+    # -- analytics (kg.analytics): DataFrames; names resolve as in ``find`` ------------------------
+
+    def centrality(self, type: str | None = None, measure: str = "pagerank", top: int | None = 25, **options: Any):
+        """The most central nodes (``kg.analytics.centrality``: rank, id, name, type, papers, score)."""
+        from kg import analytics
+
+        return analytics.centrality(self.document, type, measure, top, **options)
+
+    def communities(self, projection: str = "cooccurrence", resolution: float = 1.0, seed: int = 0, **options: Any):
+        """Research areas: Leiden communities, labelled and summarised (``kg.analytics.communities``)."""
+        from kg import analytics
+
+        return analytics.communities(self.document, projection, resolution, seed, **options)
+
+    def community_members(self, projection: str = "cooccurrence", resolution: float = 1.0, seed: int = 0, **options: Any):
+        """Each entity's community (``kg.analytics.community_members``), the same partition as ``communities``."""
+        from kg import analytics
+
+        return analytics.community_members(self.document, projection, resolution, seed, **options)
+
+    def trends(self, type: str | None = None, since: int = 2020, normalize: bool = True):
+        """Mentions before and from ``since`` per entity, growth and first year (``kg.analytics.trends``)."""
+        from kg import analytics
+
+        return analytics.trends(self.document, type, since, normalize)
+
+    def yearly(self, entities: Iterable[str], normalize: bool = True):
+        """Papers per year naming each of ``entities`` (names or ids), for trend lines (``kg.analytics.yearly``)."""
+        from kg import analytics
+
+        return analytics.yearly(self.document, [self.find(e).id for e in entities], normalize)
+
+    def lineage(self, entity: str):
+        """OUTPERFORMS / IMPROVES_ON edges around ``entity`` as a DAG, cycles reported (``kg.analytics.lineage``)."""
+        from kg import analytics
+
+        node_id = entity if entity.startswith("bound:") else self.find(entity).id
+        return analytics.lineage(self.document, node_id)
+
+    def frontier(self, problem: str, quantity: str | None = None):
+        """Bounds stated for ``problem``, the best known marked (``kg.analytics.frontier``)."""
+        from kg import analytics
+
+        return analytics.frontier(self.document, self.find(problem).id, quantity)
+
+    def similar(self, entity: str, k: int = 10, same_type: bool = True):
+        """Entities with the closest co-occurrence profile (``kg.analytics.similar``)."""
+        from kg import analytics
+
+        return analytics.similar(self.document, self.find(entity).id, k, same_type)
+
+    def to_pyvis(self, *, notebook: bool = False, **options: Any):
+        """A pyvis ``Network`` of a small view, selected as ``kg view`` selects (``kg.viz.pyvis_view.network``:
+        ``write_html(path)``, or shown inline in a notebook)."""
+        from kg.viz.pyvis_view import network
+
+        return network(self.document, notebook=notebook, **options)
+
 
 def open(out: str | Path) -> Graph:  # noqa: A001 - mirrors sqlite_utils.Database / kg.open in the docs
     """Open a built graph folder."""
