@@ -197,13 +197,25 @@ def summarize(graph: GraphDocument, extractions: Sequence[Extraction]) -> dict[s
     }
 
 
-def view(out: str | Path, output: str | Path | None = None, **options: Any) -> Path:
-    """Write the HTML explorer of a built graph folder (options as ``kg.viz.render``); returns its path."""
-    from kg.viz import render
+def view(out: str | Path, output: str | Path | None = None, *, renderer: str = "sigma", **options: Any) -> Path:
+    """Write the HTML explorer of a built graph folder (options as ``kg.viz.render``); returns its path.
 
+    ``renderer="pyvis"`` writes a pyvis (vis-network) page of a small view instead, selected by the
+    same options (``kg.viz.pyvis_view.network``; default 300 nodes, at most 1,500).
+    """
     graph = Graph(out)
-    path = Path(output) if output else graph.out / "explorer.html"
-    html = render(graph.document, **options)
+    if renderer == "pyvis":
+        from kg.viz.pyvis_view import network
+
+        path = Path(output) if output else graph.out / "pyvis.html"
+        html = network(graph.document, **{k: v for k, v in options.items() if v is not None}).generate_html()
+    elif renderer == "sigma":
+        from kg.viz import render
+
+        path = Path(output) if output else graph.out / "explorer.html"
+        html = render(graph.document, **{k: v for k, v in options.items() if v is not None})
+    else:
+        raise KGError(f"unknown renderer {renderer!r}; known: sigma, pyvis")
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     tmp.write_text(html, encoding="utf-8")
     tmp.replace(path)
@@ -372,6 +384,38 @@ class Graph:
 def open(out: str | Path) -> Graph:  # noqa: A001 - mirrors sqlite_utils.Database / kg.open in the docs
     """Open a built graph folder."""
     return Graph(out)
+
+
+ANALYSES = ("centrality", "communities", "trends")
+
+
+def analyse(out: str | Path, kind: str, output: str | Path | None = None, *, entities: Sequence[str] = (), top: int = 10,
+            **options: Any):
+    """One analysis of a built folder as a DataFrame, and with ``output`` (.png, .svg or .pdf) its plot.
+
+    ``centrality`` (options as ``Graph.centrality``: top-``top`` bars), ``communities`` (options as
+    ``Graph.communities``: the ``top`` largest), ``trends`` (options as ``Graph.trends``: lines of
+    ``entities``, by default the ``top`` most risen).  Returns ``(frame, path or None)``.
+    """
+    from kg.analytics import plots
+
+    if kind not in ANALYSES:
+        raise KGError(f"unknown analysis {kind!r}; known: {', '.join(ANALYSES)}")
+    graph = open(out)
+    if kind == "centrality":
+        frame = graph.centrality(top=top, **options)
+        figure = lambda: plots.ranking_bars(frame)  # noqa: E731 - drawn only when a file is asked for
+    elif kind == "communities":
+        frame = graph.communities(**options)
+        figure = lambda: plots.community_overview(frame, top=top)  # noqa: E731
+    else:
+        frame = graph.trends(**options)
+        chosen = list(entities) or frame[frame["growth"] > 0]["id"].head(top).tolist()
+        if not chosen:
+            raise KGError("no entity rose in this graph (papers need years); name entities to plot with --entity")
+        normalize = options.get("normalize", True)
+        figure = lambda: plots.trend_lines(graph.yearly(chosen, normalize), normalize)  # noqa: E731
+    return frame, plots.save(figure(), output) if output is not None else None
 
 
 def export(out: str | Path, fmt: str, output: str | Path | None = None, stream: Any = None) -> int:
