@@ -197,13 +197,24 @@ def summarize(graph: GraphDocument, extractions: Sequence[Extraction]) -> dict[s
     }
 
 
-def view(out: str | Path, output: str | Path | None = None, *, renderer: str = "sigma", **options: Any) -> Path:
+def view(out: str | Path, output: str | Path | None = None, *, renderer: str = "sigma", by: str | None = None, seed: int = 0,
+         **options: Any) -> Path:
     """Write the HTML explorer of a built graph folder (options as ``kg.viz.render``); returns its path.
 
+    ``by="community"`` shows the entities by research community (``kg.analytics`` Leiden with
+    ``seed``): each in its own region and colour, labelled, summarised in the side panel.
     ``renderer="pyvis"`` writes a pyvis (vis-network) page of a small view instead, selected by the
     same options (``kg.viz.pyvis_view.network``; default 300 nodes, at most 1,500).
     """
     graph = Graph(out)
+    if by not in (None, "community"):
+        raise KGError(f"unknown grouping {by!r}; known: community")
+    if by == "community":
+        if renderer != "sigma":
+            raise KGError("--by community draws the sigma explorer; leave out --renderer pyvis")
+        members = graph.community_members(seed=seed)
+        summaries = json.loads(graph.communities(seed=seed, min_size=1).to_json(orient="records"))
+        options["communities"] = {"membership": dict(zip(members["id"], members["community"].tolist())), "summaries": summaries}
     if renderer == "pyvis":
         from kg.viz.pyvis_view import network
 

@@ -332,17 +332,21 @@ def _echo_csv(rows: list[dict[str, Any]]) -> None:
 @click.option("--max-nodes", type=int, default=None, help="Nodes to keep (default 2000; pyvis: 300, at most 1500).")
 @click.option("--renderer", type=click.Choice(["sigma", "pyvis"]), default="sigma", show_default=True,
               help="sigma: the explorer (any size); pyvis: a vis-network page for small views (default OUT/pyvis.html).")
+@click.option("--by", type=click.Choice(["community"]), default=None,
+              help="Place, colour and label entities by research community (Leiden), summaries in the side panel.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the community detection.")
 @_errors
 def view(out: Path, output: Path | None, entity: str | None, hops: int, types: str | None, min_support: int, years: str | None,
-         max_nodes: int | None, renderer: str) -> None:
+         max_nodes: int | None, renderer: str, by: str | None, seed: int) -> None:
     """Write the self-contained HTML explorer of a built graph (works offline, from file://).
 
     \b
     Example:
         kg view out/ --entity "Equilibrium Propagation" --hops 2 -o ep.html
         kg view out/ --entity "Equilibrium Propagation" --hops 1 --renderer pyvis -o ep-pyvis.html
+        kg view out/ --by community -o areas.html
     """
-    path = api.view(out, output, renderer=renderer, entity=entity, hops=hops, types=types.split(",") if types else None,
+    path = api.view(out, output, renderer=renderer, by=by, seed=seed, entity=entity, hops=hops, types=types.split(",") if types else None,
                     min_support=min_support, years=_years(years), max_nodes=max_nodes)
     click.echo(str(path))
 
