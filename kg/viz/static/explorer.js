@@ -196,6 +196,7 @@ void main(void) { gl_FragColor = v_color; }
   // ---- community labels: each community's name at the centre of its shown members ------------
   const groupContext = GROUPS ? addLayer("communityLabels", { afterLayer: "labels" }) : null;  // under the focus veil
   state.groupLabels = [];
+  const MAX_GROUP_LABELS = 20;
   function drawGroups() {
     if (!GROUPS) return;
     const { width, height } = sigma.getDimensions();
@@ -213,7 +214,8 @@ void main(void) { gl_FragColor = v_color; }
     state.groupLabels = [];
     GROUPS.forEach((g, k) => {
       const [x, y, count] = sums[k];
-      if (count < 3) return;  // a pair or a lone name is not labelled: it would bury the big areas' labels
+      // the largest communities only, and not pairs: a hundred labels would bury the ones that matter
+      if (count < 3 || k >= MAX_GROUP_LABELS) return;
       const text = short(g.label);
       groupContext.strokeText(text, x / count, y / count);
       groupContext.fillStyle = PALETTE[k % PALETTE.length];
