@@ -81,15 +81,18 @@ def centrality(doc: GraphDocument, type: str | None = None, measure: str = "page
 
 
 def partition(doc: GraphDocument, projection: str = "cooccurrence", resolution: float = 1.0, seed: int = 0,
-              min_papers: int = 1) -> tuple[Projection, list[int]]:
-    """Leiden (modularity, weighted, iterated until stable) on ``projection``; community 0 is the
-    largest, then by smallest member id, so numbers do not depend on igraph's internal order."""
+              min_papers: int = 1, iterations: int = 2) -> tuple[Projection, list[int]]:
+    """Leiden (modularity, weighted, ``iterations`` passes) on ``projection``; community 0 is the
+    largest, then by smallest member id, so numbers do not depend on igraph's internal order.
+
+    Two passes is igraph's default: iterating until stable (``iterations=-1``) took 25 s instead
+    of 1.3 s on a 300k-edge graph for 0.5 % more modularity."""
     p = project(doc, projection, min_papers=min_papers)
     if p.graph.is_directed():
         raise KGError(f"communities need an undirected projection; use one of: cooccurrence, method-problem (got {projection!r})")
     with seeded(seed):
         raw = p.graph.community_leiden(objective_function="modularity", weights="weight", resolution=resolution,
-                                       n_iterations=-1).membership
+                                       n_iterations=iterations).membership
     groups: dict[int, list[int]] = {}
     for i, c in enumerate(raw):
         groups.setdefault(c, []).append(i)
@@ -102,18 +105,18 @@ def partition(doc: GraphDocument, projection: str = "cooccurrence", resolution: 
 
 
 def community_members(doc: GraphDocument, projection: str = "cooccurrence", resolution: float = 1.0, seed: int = 0,
-                      min_papers: int = 1) -> pd.DataFrame:
+                      min_papers: int = 1, iterations: int = 2) -> pd.DataFrame:
     """Every entity with its community and its weighted degree inside it (``strength``), most central first.
 
     Columns: id, name, type, papers, community, strength.
     """
-    p, membership = partition(doc, projection, resolution, seed, min_papers)
+    p, membership = partition(doc, projection, resolution, seed, min_papers, iterations)
     g = p.graph
-    strength = np.zeros(g.vcount())
-    for e, w in zip(g.es, g.es["weight"] if g.ecount() else []):
-        if membership[e.source] == membership[e.target]:
-            strength[e.source] += w
-            strength[e.target] += w
+    ends = np.array(g.get_edgelist(), dtype=np.int64).reshape(-1, 2)
+    weights = np.array(g.es["weight"] if g.ecount() else [], dtype=float)
+    group = np.asarray(membership, dtype=np.int64)
+    inside = group[ends[:, 0]] == group[ends[:, 1]] if len(ends) else np.zeros(0, dtype=bool)
+    strength = np.bincount(ends[inside].ravel(), weights=np.repeat(weights[inside], 2), minlength=g.vcount())
     df = _rows(p.nodes, strength, "strength")
     df.insert(4, "community", membership)
     return df.sort_values(["community", "strength", "papers", "id"], ascending=[True, False, False, True],
@@ -121,7 +124,7 @@ def community_members(doc: GraphDocument, projection: str = "cooccurrence", reso
 
 
 def communities(doc: GraphDocument, projection: str = "cooccurrence", resolution: float = 1.0, seed: int = 0,
-                min_papers: int = 1, min_size: int = 2, top: int = 5) -> pd.DataFrame:
+                min_papers: int = 1, min_size: int = 2, top: int = 5, iterations: int = 2) -> pd.DataFrame:
     """Research areas: Leiden communities of the co-occurrence graph, each named by its most central members.
 
     Columns: community, label (its three most central members), entities, papers (mentioning a
@@ -129,7 +132,7 @@ def communities(doc: GraphDocument, projection: str = "cooccurrence", resolution
     central first), first_year, last_year, peak_year (the year with most of its papers).
     Communities smaller than ``min_size`` entities (isolated names) are left out.
     """
-    members = community_members(doc, projection, resolution, seed, min_papers)
+    members = community_members(doc, projection, resolution, seed, min_papers, iterations)
     m, entities, papers = incidence(doc)
     column = {n.id: i for i, n in enumerate(entities)}
     year = {n.id: n.properties.get("year") for n in doc.nodes if n.label == "Paper"}

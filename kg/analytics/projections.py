@@ -30,8 +30,22 @@ class Projection:
     nodes: tuple[Node, ...]
 
 
+_last_incidence: list[tuple[GraphDocument, tuple[sparse.csr_matrix, list[Node], list[str]]]] = []
+
+
 def incidence(doc: GraphDocument) -> tuple[sparse.csr_matrix, list[Node], list[str]]:
-    """Papers x entities 0/1 matrix of MENTIONS edges, with the entity nodes and paper ids of its axes."""
+    """Papers x entities 0/1 matrix of MENTIONS edges, with the entity nodes and paper ids of its axes.
+
+    The last graph's matrix is kept (by identity: records are immutable), because a community
+    summary needs it twice and building it walks every edge in Python.
+    """
+    if _last_incidence and _last_incidence[0][0] is doc:
+        return _last_incidence[0][1]
+    _last_incidence[:] = [(doc, _incidence(doc))]
+    return _last_incidence[0][1]
+
+
+def _incidence(doc: GraphDocument) -> tuple[sparse.csr_matrix, list[Node], list[str]]:
     entities = [n for n in doc.nodes if n.label in ENTITY_LABELS]
     papers = [n.id for n in doc.nodes if n.label == "Paper"]
     col = {n.id: i for i, n in enumerate(entities)}
@@ -71,6 +85,7 @@ def project(doc: GraphDocument, name: str = "typed", min_papers: int = 1) -> Pro
         problem = np.array([n.label == "Problem" for n in entities], dtype=bool)
         r, c = upper.row, upper.col
         keep &= (method[r] & problem[c]) | (problem[r] & method[c])
-    g = ig.Graph(n=len(entities), edges=np.column_stack([upper.row[keep], upper.col[keep]]).tolist(), directed=False)
+    # igraph reads a list of int pairs fastest (it walks a numpy array row by row, as Python objects)
+    g = ig.Graph(n=len(entities), edges=list(zip(upper.row[keep].tolist(), upper.col[keep].tolist())), directed=False)
     g.es["weight"] = upper.data[keep].tolist()
     return Projection(name, g, tuple(entities))
