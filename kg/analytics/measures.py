@@ -178,9 +178,8 @@ def similar(doc: GraphDocument, entity: str, k: int = 10, same_type: bool = True
     if entity not in index:
         raise KGError(f"{entity!r} is not an entity of this graph; resolve names with Graph.find first")
     i = index[entity]
-    profile = counts.copy().tolil()
-    profile.setdiag(0)
-    profile = profile.tocsr()
+    profile = (counts - sparse.diags(counts.diagonal())).tocsr()
+    profile.eliminate_zeros()
     norms = np.sqrt(np.asarray(profile.multiply(profile).sum(axis=1)).ravel())
     dots = np.asarray((profile @ profile[i].T).todense()).ravel()
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -46,6 +46,20 @@ def _text(value: Any) -> str:
     return str(value).replace("href", "hr\u200bef")
 
 
+def _mentions(graph: GraphDocument, ids: set[str]) -> dict[str, list[str]]:
+    """Up to ``EVIDENCE_IN_TITLE`` sentences in which papers name each node of ``ids``."""
+    abstracts = {n.id: n.properties.get("abstract", "") for n in graph.nodes if n.label == "Paper"}
+    said: dict[str, list[str]] = {}
+    for e in graph.edges:
+        if e.type == "MENTIONS" and e.target in ids:
+            kept = said.setdefault(e.target, [])
+            for ev in e.evidence:
+                sentence = ev.sentence_in(abstracts.get(ev.paper, ""))
+                if len(kept) < EVIDENCE_IN_TITLE and sentence and sentence not in kept:
+                    kept.append(sentence)
+    return said
+
+
 def network(
     graph: GraphDocument,
     *,
@@ -60,8 +74,8 @@ def network(
 ) -> OfflineNetwork:
     """The view as a pyvis network; ``write_html(path)`` writes it, a notebook shows it inline.
 
-    Hover titles give the type, support, years and aliases of a node, and for an edge its type,
-    support and up to ``EVIDENCE_IN_TITLE`` evidence sentences.
+    Hover titles give the type, support, years and aliases of a node and up to
+    ``EVIDENCE_IN_TITLE`` sentences naming it, and for an edge its type, support and evidence sentences.
 
     Example:
         >>> from kg.records import GraphDocument, Node
@@ -85,13 +99,15 @@ def network(
     ys = [row[4] for row in payload["nodes"]] or [0.0]
     spread = max(max(xs) - min(xs), max(ys) - min(ys)) or 1.0
     scale = 90 * len(xs) ** 0.5 / spread  # about 90 px between neighbours, whatever the layout's units
-    for i, (nid, label_index, name, x, y, support, first, last, aliases, _, _) in enumerate(payload["nodes"]):
+    said = _mentions(graph, {row[0] for row in payload["nodes"]})
+    for i, (nid, label_index, name, x, y, support, first, last, aliases, *_) in enumerate(payload["nodes"]):
         label = labels[label_index]
         lines = [name, f"{label}, {support} paper{'s' if support != 1 else ''}"]
         if first is not None:
             lines.append(f"years {first}" + (f"-{last}" if last != first else ""))
         if aliases:
             lines.append("also: " + ", ".join(aliases[:5]))
+        lines.extend(f"- {sentence}" for sentence in said.get(nid, ()))
         net.add_node(
             i, label=_text(name), title=_text("\n".join(lines)), color=style[label]["color"],
             shape=_SHAPES.get(style[label]["shape"], "dot"), x=round(x * scale, 1), y=round(y * scale, 1), size=22 if i == centre else 8 + min(support, 12),

@@ -33,7 +33,7 @@ def test_pyvis_view_hover_titles_carry_evidence(graph) -> None:
     net = network(graph, entity="EqProp", hops=1)
     evaluated = next(e for e in net.edges if e["title"].startswith("EVALUATED_ON"))
     assert evaluated["title"] == f"EVALUATED_ON, 1 paper\n- {S2} (Equilibrium Propagation, 2017)"
-    assert _by_name(net)["MNIST"]["title"] == "MNIST\nDataset, 1 paper\nyears 2017"
+    assert _by_name(net)["MNIST"]["title"] == f"MNIST\nDataset, 1 paper\nyears 2017\n- {S2}"
 
 
 def test_pyvis_view_refuses_sizes_pyvis_cannot_show(graph) -> None:
