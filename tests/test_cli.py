@@ -195,3 +195,14 @@ def test_cli_view_pyvis_writes_an_offline_page(seeds_out: Path, tmp_path: Path) 
     assert "vis.DataSet" in page and "Equilibrium Propagation" in page and "cdn.jsdelivr" not in page
     done = runner.invoke(cli, ["view", str(seeds_out), "--renderer", "pyvis", "--max-nodes", "5000"])
     assert done.exit_code == 1 and "sigma explorer" in done.output
+
+
+def test_cli_view_by_community_embeds_the_communities(planted_out: Path, tmp_path: Path) -> None:
+    done = CliRunner().invoke(cli, ["view", str(planted_out), "--by", "community", "-o", str(tmp_path / "areas.html")])
+    assert done.exit_code == 0, done.output
+    page = (tmp_path / "areas.html").read_text()
+    data = json.loads(page.split('id="kg-data">')[1].split("</script>")[0])
+    assert [c["entities"] for c in data["communities"]] == [4, 4, 4]
+    assert {row[11] for row in data["nodes"]} == {0, 1, 2}
+    done = CliRunner().invoke(cli, ["view", str(planted_out), "--by", "community", "--renderer", "pyvis"])
+    assert done.exit_code == 1 and "sigma explorer" in done.output
