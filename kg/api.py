@@ -422,7 +422,7 @@ def analyse(out: str | Path, kind: str, output: str | Path | None = None, *, ent
     else:
         frame = graph.trends(**options)
         chosen = list(entities) or frame[frame["growth"] > 0]["id"].head(top).tolist()
-        if not chosen:
+        if not chosen and output is not None:
             raise KGError("no entity rose in this graph (papers need years); name entities to plot with --entity")
         normalize = options.get("normalize", True)
         figure = lambda: plots.trend_lines(graph.yearly(chosen, normalize), normalize)  # noqa: E731

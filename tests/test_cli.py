@@ -182,6 +182,8 @@ def test_cli_analytics_prints_tables_and_draws_plots(planted_out: Path, tmp_path
 def test_cli_analytics_errors_are_clear(seeds_out: Path, tmp_path: Path) -> None:
     done = CliRunner().invoke(cli, ["analytics", "trends", str(seeds_out), "-o", str(tmp_path / "t.png")])
     assert done.exit_code == 1 and "papers need years" in done.output
+    done = CliRunner().invoke(cli, ["analytics", "trends", str(seeds_out), "--format", "json"])  # no plot asked: the (empty) table
+    assert done.exit_code == 0 and json.loads(done.stdout) == []
     done = CliRunner().invoke(cli, ["analytics", "centrality", str(seeds_out), "-o", str(tmp_path / "t.jpg")])
     assert done.exit_code == 1 and "use a file ending in: .png, .svg, .pdf" in done.output
 
