@@ -16,7 +16,7 @@ import numpy as np
 from scipy import sparse
 
 from kg.errors import KGError
-from kg.records import ENTITY_LABELS, METHOD_LABELS, GraphDocument, Node
+from kg.records import ENTITY_LABELS, METHOD_LABELS, Edge, GraphDocument, Node
 
 PROJECTIONS = ("typed", "cooccurrence", "method-problem")
 
@@ -63,6 +63,11 @@ def cooccurrence_matrix(doc: GraphDocument) -> tuple[sparse.csr_matrix, list[Nod
     return (m.T @ m).tocsr(), entities
 
 
+def _papers(e: Edge) -> int:
+    """``Edge.support`` without its sorted tuple: most edges have one piece of evidence."""
+    return 1 if len(e.evidence) <= 1 else len({ev.paper for ev in e.evidence})
+
+
 def project(doc: GraphDocument, name: str = "typed", min_papers: int = 1) -> Projection:
     """The projection ``name`` (see the module docstring); co-occurrence edges need ``min_papers`` shared papers."""
     if name not in PROJECTIONS:
@@ -73,7 +78,7 @@ def project(doc: GraphDocument, name: str = "typed", min_papers: int = 1) -> Pro
         for e in doc.edges:
             if e.source in index and e.target in index:
                 key = (index[e.source], index[e.target])
-                weights[key] = weights.get(key, 0.0) + max(1, e.support)
+                weights[key] = weights.get(key, 0.0) + _papers(e)
         g = ig.Graph(n=len(doc.nodes), edges=list(weights), directed=True)
         g.es["weight"] = list(weights.values())
         return Projection(name, g, tuple(doc.nodes))
