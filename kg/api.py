@@ -197,13 +197,36 @@ def summarize(graph: GraphDocument, extractions: Sequence[Extraction]) -> dict[s
     }
 
 
-def view(out: str | Path, output: str | Path | None = None, **options: Any) -> Path:
-    """Write the HTML explorer of a built graph folder (options as ``kg.viz.render``); returns its path."""
-    from kg.viz import render
+def view(out: str | Path, output: str | Path | None = None, *, renderer: str = "sigma", by: str | None = None, seed: int = 0,
+         **options: Any) -> Path:
+    """Write the HTML explorer of a built graph folder (options as ``kg.viz.render``); returns its path.
 
+    ``by="community"`` shows the entities by research community (``kg.analytics`` Leiden with
+    ``seed``): each in its own region and colour, labelled, summarised in the side panel.
+    ``renderer="pyvis"`` writes a pyvis (vis-network) page of a small view instead, selected by the
+    same options (``kg.viz.pyvis_view.network``; default 300 nodes, at most 1,500).
+    """
     graph = Graph(out)
-    path = Path(output) if output else graph.out / "explorer.html"
-    html = render(graph.document, **options)
+    if by not in (None, "community"):
+        raise KGError(f"unknown grouping {by!r}; known: community")
+    if by == "community":
+        if renderer != "sigma":
+            raise KGError("--by community draws the sigma explorer; leave out --renderer pyvis")
+        members = graph.community_members(seed=seed)
+        summaries = json.loads(graph.communities(seed=seed, min_size=1).to_json(orient="records"))
+        options["communities"] = {"membership": dict(zip(members["id"], members["community"].tolist())), "summaries": summaries}
+    if renderer == "pyvis":
+        from kg.viz.pyvis_view import network
+
+        path = Path(output) if output else graph.out / "pyvis.html"
+        html = network(graph.document, **{k: v for k, v in options.items() if v is not None}).generate_html()
+    elif renderer == "sigma":
+        from kg.viz import render
+
+        path = Path(output) if output else graph.out / "explorer.html"
+        html = render(graph.document, **{k: v for k, v in options.items() if v is not None})
+    else:
+        raise KGError(f"unknown renderer {renderer!r}; known: sigma, pyvis")
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     tmp.write_text(html, encoding="utf-8")
     tmp.replace(path)
@@ -310,10 +333,100 @@ class Graph:
             return queries.run(name, params, "python", graph=self.to_networkx())
         return queries.run(name, params, "embedded", store=self.store)
 
+    # -- analytics (kg.analytics): DataFrames; names resolve as in ``find`` ------------------------
+
+    def centrality(self, type: str | None = None, measure: str = "pagerank", top: int | None = 25, **options: Any):
+        """The most central nodes (``kg.analytics.centrality``: rank, id, name, type, papers, score)."""
+        from kg import analytics
+
+        return analytics.centrality(self.document, type, measure, top, **options)
+
+    def communities(self, projection: str = "cooccurrence", resolution: float = 1.0, seed: int = 0, **options: Any):
+        """Research areas: Leiden communities, labelled and summarised (``kg.analytics.communities``)."""
+        from kg import analytics
+
+        return analytics.communities(self.document, projection, resolution, seed, **options)
+
+    def community_members(self, projection: str = "cooccurrence", resolution: float = 1.0, seed: int = 0, **options: Any):
+        """Each entity's community (``kg.analytics.community_members``), the same partition as ``communities``."""
+        from kg import analytics
+
+        return analytics.community_members(self.document, projection, resolution, seed, **options)
+
+    def trends(self, type: str | None = None, since: int = 2020, normalize: bool = True):
+        """Mentions before and from ``since`` per entity, growth and first year (``kg.analytics.trends``)."""
+        from kg import analytics
+
+        return analytics.trends(self.document, type, since, normalize)
+
+    def yearly(self, entities: Iterable[str], normalize: bool = True):
+        """Papers per year naming each of ``entities`` (names or ids), for trend lines (``kg.analytics.yearly``)."""
+        from kg import analytics
+
+        return analytics.yearly(self.document, [self.find(e).id for e in entities], normalize)
+
+    def lineage(self, entity: str):
+        """OUTPERFORMS / IMPROVES_ON edges around ``entity`` as a DAG, cycles reported (``kg.analytics.lineage``)."""
+        from kg import analytics
+
+        node_id = entity if entity.startswith("bound:") else self.find(entity).id
+        return analytics.lineage(self.document, node_id)
+
+    def frontier(self, problem: str, quantity: str | None = None):
+        """Bounds stated for ``problem``, the best known marked (``kg.analytics.frontier``)."""
+        from kg import analytics
+
+        return analytics.frontier(self.document, self.find(problem).id, quantity)
+
+    def similar(self, entity: str, k: int = 10, same_type: bool = True):
+        """Entities with the closest co-occurrence profile (``kg.analytics.similar``)."""
+        from kg import analytics
+
+        return analytics.similar(self.document, self.find(entity).id, k, same_type)
+
+    def to_pyvis(self, *, notebook: bool = False, **options: Any):
+        """A pyvis ``Network`` of a small view, selected as ``kg view`` selects (``kg.viz.pyvis_view.network``:
+        ``write_html(path)``, or shown inline in a notebook)."""
+        from kg.viz.pyvis_view import network
+
+        return network(self.document, notebook=notebook, **options)
+
 
 def open(out: str | Path) -> Graph:  # noqa: A001 - mirrors sqlite_utils.Database / kg.open in the docs
     """Open a built graph folder."""
     return Graph(out)
+
+
+ANALYSES = ("centrality", "communities", "trends")
+
+
+def analyse(out: str | Path, kind: str, output: str | Path | None = None, *, entities: Sequence[str] = (), top: int = 10,
+            **options: Any):
+    """One analysis of a built folder as a DataFrame, and with ``output`` (.png, .svg or .pdf) its plot.
+
+    ``centrality`` (options as ``Graph.centrality``: top-``top`` bars), ``communities`` (options as
+    ``Graph.communities``: the ``top`` largest), ``trends`` (options as ``Graph.trends``: lines of
+    ``entities``, by default the ``top`` most risen).  Returns ``(frame, path or None)``.
+    """
+    from kg.analytics import plots
+
+    if kind not in ANALYSES:
+        raise KGError(f"unknown analysis {kind!r}; known: {', '.join(ANALYSES)}")
+    graph = open(out)
+    if kind == "centrality":
+        frame = graph.centrality(top=top, **options)
+        figure = lambda: plots.ranking_bars(frame)  # noqa: E731 - drawn only when a file is asked for
+    elif kind == "communities":
+        frame = graph.communities(**options)
+        figure = lambda: plots.community_overview(frame, top=top)  # noqa: E731
+    else:
+        frame = graph.trends(**options)
+        chosen = list(entities) or frame[frame["growth"] > 0]["id"].head(top).tolist()
+        if not chosen and output is not None:
+            raise KGError("no entity rose in this graph (papers need years); name entities to plot with --entity")
+        normalize = options.get("normalize", True)
+        figure = lambda: plots.trend_lines(graph.yearly(chosen, normalize), normalize)  # noqa: E731
+    return frame, plots.save(figure(), output) if output is not None else None
 
 
 def export(out: str | Path, fmt: str, output: str | Path | None = None, stream: Any = None) -> int:

@@ -348,18 +348,99 @@ def _echo_csv(rows: list[dict[str, Any]]) -> None:
 @click.option("--type", "types", default=None, help="Comma-separated node types to keep, e.g. Method,Problem.")
 @click.option("--min-support", type=int, default=1, show_default=True, help="Drop entities seen in fewer papers.")
 @click.option("--year", "years", default=None, help="Year or inclusive range, e.g. 2019 or 2015-2019.")
-@click.option("--max-nodes", type=int, default=2000, show_default=True)
+@click.option("--max-nodes", type=int, default=None, help="Nodes to keep (default 2000; pyvis: 300, at most 1500).")
+@click.option("--renderer", type=click.Choice(["sigma", "pyvis"]), default="sigma", show_default=True,
+              help="sigma: the explorer (any size); pyvis: a vis-network page for small views (default OUT/pyvis.html).")
+@click.option("--by", type=click.Choice(["community"]), default=None,
+              help="Place, colour and label entities by research community (Leiden), summaries in the side panel.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the community detection.")
 @_errors
-def view(out: Path, output: Path | None, entity: str | None, hops: int, types: str | None, min_support: int, years: str | None, max_nodes: int) -> None:
+def view(out: Path, output: Path | None, entity: str | None, hops: int, types: str | None, min_support: int, years: str | None,
+         max_nodes: int | None, renderer: str, by: str | None, seed: int) -> None:
     """Write the self-contained HTML explorer of a built graph (works offline, from file://).
 
     \b
     Example:
         kg view out/ --entity "Equilibrium Propagation" --hops 2 -o ep.html
+        kg view out/ --entity "Equilibrium Propagation" --hops 1 --renderer pyvis -o ep-pyvis.html
+        kg view out/ --by community -o areas.html
     """
-    path = api.view(out, output, entity=entity, hops=hops, types=types.split(",") if types else None,
+    path = api.view(out, output, renderer=renderer, by=by, seed=seed, entity=entity, hops=hops, types=types.split(",") if types else None,
                     min_support=min_support, years=_years(years), max_nodes=max_nodes)
     click.echo(str(path))
+
+
+@cli.group("analytics")
+def analytics() -> None:
+    """Rankings, research communities and trends of a built graph, as tables or plots (-o file.png|svg|pdf)."""
+
+
+def _analysis_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    fn = click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table", show_default=True)(fn)
+    fn = click.option("--top", type=int, default=10, show_default=True, help="Rows (or bars, lines) to show.")(fn)
+    fn = click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                      help="Also draw the plot into this .png, .svg or .pdf file.")(fn)
+    return click.argument("out", type=click.Path(exists=True, file_okay=False, path_type=Path))(fn)
+
+
+def _echo_analysis(frame: Any, path: Path | None, fmt: str, top: int) -> None:
+    rows = json.loads(frame.head(top).to_json(orient="records"))
+    {"json": _echo_json, "csv": _echo_csv}.get(fmt, _echo_table)(rows)
+    if path is not None:
+        click.echo(f"plot: {path}", err=True)
+
+
+@analytics.command("centrality")
+@_analysis_options
+@click.option("--type", "type_", default=None, help="Rank only nodes of this type, e.g. Method.")
+@click.option("--measure", type=click.Choice(["pagerank", "degree", "betweenness"]), default="pagerank", show_default=True)
+@click.option("--projection", type=click.Choice(["typed", "cooccurrence", "method-problem"]), default="typed", show_default=True)
+@_errors
+def analytics_centrality(out: Path, output: Path | None, top: int, fmt: str, type_: str | None, measure: str, projection: str) -> None:
+    """The most central nodes (PageRank, degree or betweenness), top-k bars with -o.
+
+    \b
+    Example:
+        kg analytics centrality out/ --type Method --top 15 -o methods.png
+    """
+    frame, path = api.analyse(out, "centrality", output, top=top, type=type_, measure=measure, projection=projection)
+    _echo_analysis(frame, path, fmt, top)
+
+
+@analytics.command("communities")
+@_analysis_options
+@click.option("--resolution", type=float, default=1.0, show_default=True, help="Higher: more, smaller communities.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--projection", type=click.Choice(["cooccurrence", "method-problem"]), default="cooccurrence", show_default=True)
+@_errors
+def analytics_communities(out: Path, output: Path | None, top: int, fmt: str, resolution: float, seed: int, projection: str) -> None:
+    """Research communities (Leiden on co-occurrence), labelled and summarised; an overview with -o.
+
+    \b
+    Example:
+        kg analytics communities out/ --resolution 1.0 --seed 0 -o communities.svg
+    """
+    frame, path = api.analyse(out, "communities", output, top=top, resolution=resolution, seed=seed, projection=projection)
+    _echo_analysis(frame, path, fmt, top)
+
+
+@analytics.command("trends")
+@_analysis_options
+@click.option("--type", "type_", default=None, help="Only entities of this type, e.g. Method.")
+@click.option("--since", type=int, default=2020, show_default=True, help="Compare papers from this year on with those before.")
+@click.option("--entity", "entities", multiple=True, help="Entity to draw a line for (repeatable; default: the most risen).")
+@click.option("--counts", is_flag=True, help="Papers rather than shares of each year's papers.")
+@_errors
+def analytics_trends(out: Path, output: Path | None, top: int, fmt: str, type_: str | None, since: int, entities: tuple[str, ...],
+                     counts: bool) -> None:
+    """Mentions per year: growth since a year and first appearance; trend lines with -o.
+
+    \b
+    Example:
+        kg analytics trends out/ --type Method --since 2020 --entity transformer --entity "diffusion model" -o trends.png
+    """
+    frame, path = api.analyse(out, "trends", output, entities=entities, top=top, type=type_, since=since, normalize=not counts)
+    _echo_analysis(frame, path, fmt, top)
 
 
 def _years(text: str | None) -> tuple[int | None, int | None] | None:

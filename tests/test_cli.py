@@ -155,3 +155,63 @@ def test_cli_build_min_confidence_keeps_only_surer_mentions_and_edges(tmp_path: 
     assert sure.meta["minConfidence"] == 0.8
     bad = CliRunner().invoke(cli, ["build", str(SEEDS), "-o", str(tmp_path / "bad"), "--min-confidence", "1.5"])
     assert bad.exit_code != 0 and "1.5" in bad.output
+
+
+@pytest.fixture(scope="module")
+def planted_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The planted-partition graph (years 2018-2025) written as a build writes it."""
+    from kg.api import summarize, write_outputs
+    from kg.testing import planted_graph
+
+    doc = planted_graph(groups=3, entities=4, papers=16)
+    out = tmp_path_factory.mktemp("planted") / "out"
+    write_outputs(doc, summarize(doc, []), out)
+    return out
+
+
+def test_cli_analytics_prints_tables_and_draws_plots(planted_out: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    done = runner.invoke(cli, ["analytics", "centrality", str(planted_out), "--type", "Method", "--top", "2", "--format", "json",
+                               "-o", str(tmp_path / "c.svg")])
+    assert done.exit_code == 0, done.output
+    rows = json.loads(done.stdout)
+    assert [r["rank"] for r in rows] == [1, 2] and {r["type"] for r in rows} == {"Method"}
+    assert (tmp_path / "c.svg").read_text().lstrip().startswith("<?xml")
+    done = runner.invoke(cli, ["analytics", "communities", str(planted_out), "--format", "csv", "-o", str(tmp_path / "k.png")])
+    assert done.exit_code == 0, done.output
+    assert done.stdout.splitlines()[0].startswith("community,label,entities,papers") and len(done.stdout.splitlines()) == 4
+    done = runner.invoke(cli, ["analytics", "trends", str(planted_out), "--since", "2022", "--entity", "Area 0 entity 0",
+                               "--entity", "area 2 entity 1", "-o", str(tmp_path / "t.png")])
+    assert done.exit_code == 0, done.output
+    assert (tmp_path / "t.png").read_bytes()[:4] == b"\x89PNG" and "first_year" in done.stdout
+
+
+def test_cli_analytics_errors_are_clear(seeds_out: Path, tmp_path: Path) -> None:
+    done = CliRunner().invoke(cli, ["analytics", "trends", str(seeds_out), "-o", str(tmp_path / "t.png")])
+    assert done.exit_code == 1 and "papers need years" in done.output
+    done = CliRunner().invoke(cli, ["analytics", "trends", str(seeds_out), "--format", "json"])  # no plot asked: the (empty) table
+    assert done.exit_code == 0 and json.loads(done.stdout) == []
+    done = CliRunner().invoke(cli, ["analytics", "centrality", str(seeds_out), "-o", str(tmp_path / "t.jpg")])
+    assert done.exit_code == 1 and "use a file ending in: .png, .svg, .pdf" in done.output
+
+
+def test_cli_view_pyvis_writes_an_offline_page(seeds_out: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    done = runner.invoke(cli, ["view", str(seeds_out), "--entity", "equilibrium propagation", "--hops", "1", "--renderer", "pyvis",
+                               "-o", str(tmp_path / "ep.html")])
+    assert done.exit_code == 0, done.output
+    page = (tmp_path / "ep.html").read_text()
+    assert "vis.DataSet" in page and "Equilibrium Propagation" in page and "cdn.jsdelivr" not in page
+    done = runner.invoke(cli, ["view", str(seeds_out), "--renderer", "pyvis", "--max-nodes", "5000"])
+    assert done.exit_code == 1 and "sigma explorer" in done.output
+
+
+def test_cli_view_by_community_embeds_the_communities(planted_out: Path, tmp_path: Path) -> None:
+    done = CliRunner().invoke(cli, ["view", str(planted_out), "--by", "community", "-o", str(tmp_path / "areas.html")])
+    assert done.exit_code == 0, done.output
+    page = (tmp_path / "areas.html").read_text()
+    data = json.loads(page.split('id="kg-data">')[1].split("</script>")[0])
+    assert [c["entities"] for c in data["communities"]] == [4, 4, 4]
+    assert {row[11] for row in data["nodes"]} == {0, 1, 2}
+    done = CliRunner().invoke(cli, ["view", str(planted_out), "--by", "community", "--renderer", "pyvis"])
+    assert done.exit_code == 1 and "sigma explorer" in done.output

@@ -34,12 +34,14 @@ def render(
     years: tuple[int | None, int | None] | None = None,
     max_nodes: int = 2000,
     title: str = "paperkg explorer",
+    communities: dict[str, Any] | None = None,
 ) -> str:
     """Return the explorer for ``graph`` as one HTML string; the caller writes the file.
 
     ``entity`` (a node id, name or alias) makes an ego view of ``hops`` hops around it; otherwise
     the overview keeps the ``max_nodes`` best-supported nodes.  ``types`` keeps only those labels,
-    ``min_support`` drops entities seen in fewer papers, ``years`` is an inclusive ``(from, to)``.
+    ``min_support`` drops entities seen in fewer papers, ``years`` is an inclusive ``(from, to)``;
+    ``communities`` (see ``build_payload``) places, colours and labels nodes by community.
 
     Example:
         >>> from kg.records import GraphDocument, Node
@@ -49,7 +51,8 @@ def render(
         True
     """
     payload = build_payload(
-        graph, entity=entity, hops=hops, types=types, min_support=min_support, years=years, max_nodes=max_nodes
+        graph, entity=entity, hops=hops, types=types, min_support=min_support, years=years, max_nodes=max_nodes,
+        communities=communities,
     )
     return assemble(payload, title=title)
 

@@ -94,3 +94,37 @@ def _repulsion_grid(pos: np.ndarray, mass: np.ndarray, kernel: tuple[np.ndarray,
         out[:, 0] += w * fx[idx]
         out[:, 1] += w * fy[idx]
     return out * mass[:, None]
+
+
+def grouped_layout(groups: list[int], edges: list[tuple[int, int]], *, seed: int = 7) -> np.ndarray:
+    """Each group laid out on its own in a disc of area proportional to its size, the discs on a
+    sunflower spiral in group order (group 0, the largest, in the middle), so that groups read as
+    separate regions; edges between groups do not pull them together.
+
+    Example:
+        >>> pos = grouped_layout([0, 0, 1], [(0, 1), (1, 2)])
+        >>> pos.shape, bool(abs(pos[0] - pos[2]).max() > abs(pos[0] - pos[1]).max())
+        ((3, 2), True)
+    """
+    pos = np.zeros((len(groups), 2))
+    members: dict[int, list[int]] = {}
+    for i, g in enumerate(groups):
+        members.setdefault(g, []).append(i)
+    inside: dict[int, list[tuple[int, int]]] = {}
+    for s, t in edges:
+        if groups[s] == groups[t]:
+            inside.setdefault(groups[s], []).append((s, t))
+    golden = np.pi * (3 - np.sqrt(5))
+    area = 0.0
+    for k, g in enumerate(sorted(members)):
+        ids = members[g]
+        local = {v: j for j, v in enumerate(ids)}
+        sub = layout(len(ids), [(local[s], local[t]) for s, t in inside.get(g, [])], seed=seed)
+        sub = sub - sub.mean(axis=0)
+        sub /= max(float(np.sqrt((sub**2).sum(axis=1)).max()), 1e-9)
+        radius = np.sqrt(len(ids))
+        distance = 1.25 * np.sqrt(area + len(ids) / 2) * 2 if k else 0.0
+        area += len(ids)
+        centre = distance * np.array([np.cos(k * golden), np.sin(k * golden)])
+        pos[ids] = centre + sub * radius
+    return pos

@@ -14,7 +14,7 @@ from typing import Any
 from kg.records import ENTITY_LABELS, Evidence, GraphDocument, Node
 from kg.schema import EDGE_TYPES, NODE_LABELS, check_label
 from kg.schema.style import STYLE
-from kg.viz.layout import layout
+from kg.viz.layout import grouped_layout, layout
 
 MAX_EVIDENCE_PER_EDGE = 20
 """Evidence kept per edge; the details panel says how many more there are."""
@@ -36,8 +36,13 @@ def build_payload(
     min_support: int = 1,
     years: tuple[int | None, int | None] | None = None,
     max_nodes: int = 2000,
+    communities: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Select the view (ego or overview), lay it out and return the JSON-ready payload.
+
+    ``communities`` (``membership``: node id -> community number, ``summaries``: one dict per
+    community, by number) makes a community view: only members are shown, each community in its
+    own region; every node row gets its community's index into ``payload["communities"]``.
 
     Example:
         >>> from kg.records import GraphDocument, Node
@@ -57,7 +62,11 @@ def build_payload(
     keep_types = {check_label(t) for t in types} if types is not None else set(NODE_LABELS)
     year_of = {n.id: n.properties.get("year") for n in graph.nodes if n.label == "Paper"}
 
+    membership = communities["membership"] if communities is not None else None
+
     def wanted(node: Node) -> bool:
+        if membership is not None and node.id not in membership:
+            return False
         if centre is not None and node.id == centre.id:
             return True
         if distance is not None and node.id not in distance:
@@ -84,7 +93,15 @@ def build_payload(
         if e.type == "REPORTS" and e.source in index and e.target in by_id:
             reported.setdefault(e.source, []).append(by_id[e.target])
 
-    pos = layout(len(chosen), [(index[e.source], index[e.target]) for e in edges])
+    pairs = [(index[e.source], index[e.target]) for e in edges]
+    groups: list[dict[str, Any]] = []
+    if membership is not None:
+        numbers = sorted({membership[n.id] for n in chosen})
+        slot = {c: k for k, c in enumerate(numbers)}
+        groups = [dict(communities["summaries"][c]) for c in numbers]  # type: ignore[index]
+        pos = grouped_layout([slot[membership[n.id]] for n in chosen], pairs)
+    else:
+        pos = layout(len(chosen), pairs)
     tables = _Tables(by_id)
     nodes_out = []
     for i, n in enumerate(chosen):
@@ -102,6 +119,7 @@ def build_payload(
                 list(n.aliases),
                 [tables.paper(p) for p in n.papers],
                 _props(n, reported.get(n.id, ())),
+                *([slot[membership[n.id]]] if membership is not None else []),
             ]
         )
     edge_types = list(EDGE_TYPES)
@@ -127,6 +145,7 @@ def build_payload(
         },
         "nodes": nodes_out,
         "edges": edges_out,
+        **({"communities": groups} if membership is not None else {}),
         "papers": tables.papers,
         "sentences": tables.sentences,
     }

@@ -27,8 +27,13 @@ void main(void) { gl_FragColor = v_color; }
 
   const nodes = data.nodes.map((r, i) => ({
     i, id: r[0], label: LABELS[r[1]], name: r[2], x: r[3], y: r[4], support: r[5],
-    y0: r[6], y1: r[7], aliases: r[8], papers: r[9], props: r[10],
+    y0: r[6], y1: r[7], aliases: r[8], papers: r[9], props: r[10], community: r.length > 11 ? r[11] : null,
   }));
+  // a community view (kg view --by community): nodes take their community's colour, not their type's
+  const GROUPS = data.communities || null;
+  const PALETTE = ["#4C8EDA", "#F79767", "#57C7E3", "#F16667", "#8DCC93", "#C990C0", "#FFC454", "#DA7194",
+    "#569480", "#A5ABB6", "#ECB5C9", "#6DCE9E", "#FF756E", "#D9C8AE", "#68BDF6", "#B28DFF"];
+  const colourOf = (n) => (GROUPS ? PALETTE[n.community % PALETTE.length] : data.style[n.label].color);
   const edges = data.edges.map((r, i) => ({
     i, s: r[0], t: r[1], type: data.edgeTypes[r[2]], support: r[3], total: r[4], evidence: r[5],
   }));
@@ -49,7 +54,7 @@ void main(void) { gl_FragColor = v_color; }
   const graph = new Graph({ type: "directed", allowSelfLoops: false });
   for (const n of nodes) {
     graph.addNode(String(n.i), {
-      x: n.x, y: n.y, label: short(n.label === "Bound" ? boundText(n) : n.name), color: data.style[n.label].color,
+      x: n.x, y: n.y, label: short(n.label === "Bound" ? boundText(n) : n.name), color: colourOf(n),
       size: 2.5 + 1.6 * Math.log2(1 + Math.max(n.support, incident[n.i].length / 4)),
       type: data.style[n.label].shape === "square" ? "square" : "circle",
     });
@@ -188,7 +193,37 @@ void main(void) { gl_FragColor = v_color; }
     fillNode(focusContext, centre);
     state.focused = [f, ...around.keys()];
   }
-  sigma.on("afterRender", () => { drawEdges(); drawFocus(); });
+  // ---- community labels: each community's name at the centre of its shown members ------------
+  const groupContext = GROUPS ? addLayer("communityLabels", { afterLayer: "labels" }) : null;  // under the focus veil
+  state.groupLabels = [];
+  const MAX_GROUP_LABELS = 20;
+  function drawGroups() {
+    if (!GROUPS) return;
+    const { width, height } = sigma.getDimensions();
+    groupContext.clearRect(0, 0, width, height);
+    const sums = GROUPS.map(() => [0, 0, 0]);
+    for (const n of nodes) {
+      if (!shown[n.i]) continue;
+      const p = sigma.framedGraphToViewport(sigma.getNodeDisplayData(String(n.i)));
+      const s = sums[n.community]; s[0] += p.x; s[1] += p.y; s[2] += 1;
+    }
+    groupContext.font = "bold 14px sans-serif";
+    groupContext.textAlign = "center";
+    groupContext.lineWidth = 4;
+    groupContext.strokeStyle = "rgba(255, 255, 255, 0.9)";
+    state.groupLabels = [];
+    GROUPS.forEach((g, k) => {
+      const [x, y, count] = sums[k];
+      // the largest communities only, and not pairs: a hundred labels would bury the ones that matter
+      if (count < 3 || k >= MAX_GROUP_LABELS) return;
+      const text = short(g.label);
+      groupContext.strokeText(text, x / count, y / count);
+      groupContext.fillStyle = PALETTE[k % PALETTE.length];
+      groupContext.fillText(text, x / count, y / count);
+      state.groupLabels.push(text);
+    });
+  }
+  sigma.on("afterRender", () => { drawEdges(); drawGroups(); drawFocus(); });
 
   function showStatus() {
     document.getElementById("status").textContent =
@@ -435,7 +470,8 @@ void main(void) { gl_FragColor = v_color; }
     const total = nodes.filter((n) => n.label === label).length;
     if (!total) continue;
     const b = el("button"); b.type = "button"; b.dataset.label = label; b.setAttribute("aria-pressed", "true");
-    const sw = el("span", null, `swatch ${data.style[label].shape}`); sw.style.background = data.style[label].color;
+    const sw = el("span", null, `swatch ${data.style[label].shape}`);
+    sw.style.background = GROUPS ? "#9aa0aa" : data.style[label].color;  // in a community view colour means community
     const count = el("span", null, "count");
     b.append(sw, el("span", label), count);
     b.addEventListener("click", () => {
@@ -452,6 +488,30 @@ void main(void) { gl_FragColor = v_color; }
       button.setAttribute("aria-pressed", String(!state.hiddenTypes.has(label)));
       count.textContent = `${(seen.get(label) || 0).toLocaleString()} / ${total.toLocaleString()}`;
     }
+  }
+  // the communities' summaries, under the legend: what each area is about
+  if (GROUPS) {
+    const box = el("section", null, "communities");
+    box.id = "communities";
+    box.setAttribute("aria-label", "Communities");
+    box.appendChild(el("h2", `${GROUPS.length.toLocaleString()} communities`));
+    GROUPS.forEach((g, k) => {
+      const item = el("details");
+      const head = el("summary");
+      const sw = el("span", null, "swatch circle"); sw.style.background = PALETTE[k % PALETTE.length];
+      head.append(sw, el("span", ` ${g.label}`), el("span", ` ${g.papers} papers`, "count"));
+      item.appendChild(head);
+      const list = el("dl");
+      const years = g.first_year === null ? null : (g.first_year === g.last_year ? `${g.first_year}` : `${g.first_year}–${g.last_year}, peak ${g.peak_year}`);
+      for (const [term, value] of [["Entities", g.entities], ["Methods", g.top_methods.join(", ")], ["Problems", g.top_problems.join(", ")],
+        ["Datasets", g.top_datasets.join(", ")], ["Years", years]]) {
+        if (value === null || value === "") continue;
+        list.append(el("dt", term), el("dd", value));
+      }
+      item.appendChild(list);
+      box.appendChild(item);
+    });
+    legend.after(box);
   }
   const yearLoInput = document.getElementById("year-lo");
   const yearHiInput = document.getElementById("year-hi");
@@ -545,6 +605,7 @@ void main(void) { gl_FragColor = v_color; }
   if (data.view.centre !== null) showDetails(data.view.centre);  // the file itself is the ego view
   showStatus();
   drawEdges();
+  drawGroups();
   drawFocus();
   window.kgExplorer = { sigma, graph, state, nodes, edges, focusNode, egoView, refresh };
   requestAnimationFrame(() => { window.kgPainted = performance.now(); document.body.dataset.ready = "true"; });
