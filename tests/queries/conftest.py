@@ -93,13 +93,18 @@ def neo4j_driver():
 _loaded: dict[str, str] = {}
 
 
-def load_into_neo4j(driver_conn: tuple[Any, Any], built: Built) -> Any:
-    """Make the database hold exactly ``built`` (once per graph per session, in order of use)."""
-    from kg.api import aggregate
+def load_into_neo4j(driver_conn: tuple[Any, Any], built: Built, bulk: bool = False) -> Any:
+    """Make the database hold exactly ``built`` (once per graph and loader per session, in order of
+    use); ``bulk``: by the offline importer (``kg.stores.neo4j_bulk``, which restarts the server)."""
+    from kg.api import aggregate, load_neo4j
     from kg.stores.neo4j import load
 
     driver, conn = driver_conn
-    if _loaded.get("current") != built.name:
-        load(aggregate(built.document), conn.neo4j_uri, conn.neo4j_user, conn.neo4j_password, conn.neo4j_database, progress=False)
-        _loaded["current"] = built.name
+    key = f"{built.name}:{'bulk' if bulk else 'diff'}"
+    if _loaded.get("current") != key:
+        if bulk:
+            load_neo4j(built.document, conn, bulk=True, overwrite=True)
+        else:
+            load(aggregate(built.document), conn.neo4j_uri, conn.neo4j_user, conn.neo4j_password, conn.neo4j_database, progress=False)
+        _loaded["current"] = key
     return driver
