@@ -277,9 +277,10 @@ class ComposeServer:
 Server = LocalServer | ComposeServer
 
 
-def _run(server: Server, command: list[str], timeout: float) -> subprocess.CompletedProcess[str]:
+def _run(server: Server, command: list[str], timeout: float, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``cwd``: the importer writes its ``import.report`` into the working directory."""
     env = {**os.environ, **server.environment()}  # the script reads NEO4J_AUTH and its ports too
-    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout, check=False)
+    return subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False)
 
 
 # -- the load ---------------------------------------------------------------------------------
@@ -346,7 +347,7 @@ def load(
         t = time.perf_counter()
         for command in server.commands(files, database):
             try:
-                done = _run(server, command, timeout)
+                done = _run(server, command, timeout, cwd=directory)
             except (OSError, subprocess.TimeoutExpired) as e:
                 raise SinkError(f"bulk import: `{' '.join(command[:4])} …` did not run to the end ({e})") from None
             if done.returncode != 0:
