@@ -7,6 +7,7 @@ the ICLR 2026 corpus, extracted and resolved by the real pipeline (slow: about a
 
 from __future__ import annotations
 
+import atexit
 import gzip
 import itertools
 import os
@@ -91,6 +92,7 @@ def neo4j_driver():
 
 
 _loaded: dict[str, str] = {}
+_after_import: dict[str, Any] = {}
 
 
 def load_into_neo4j(driver_conn: tuple[Any, Any], built: Built, bulk: bool = False) -> Any:
@@ -99,11 +101,19 @@ def load_into_neo4j(driver_conn: tuple[Any, Any], built: Built, bulk: bool = Fal
     from kg.api import aggregate, load_neo4j
     from kg.stores.neo4j import load
 
+    import neo4j
+
     driver, conn = driver_conn
+    driver = _after_import.get("driver", driver)
     key = f"{built.name}:{'bulk' if bulk else 'diff'}"
     if _loaded.get("current") != key:
         if bulk:
             load_neo4j(built.document, conn, bulk=True, overwrite=True)
+            # The imported database numbers its transactions afresh: a driver that ran queries before
+            # holds bookmarks it never reaches (BookmarkTimeout), so later tests use a new one.
+            driver = neo4j.GraphDatabase.driver(conn.neo4j_uri, auth=(conn.neo4j_user, conn.neo4j_password))
+            atexit.register(driver.close)
+            _after_import["driver"] = driver
         else:
             load(aggregate(built.document), conn.neo4j_uri, conn.neo4j_user, conn.neo4j_password, conn.neo4j_database, progress=False)
         _loaded["current"] = key

@@ -22,7 +22,7 @@ from kg.api import aggregate
 from kg.errors import SinkError
 from kg.records import GraphDocument
 from kg.stores import graph_counts
-from kg.stores.neo4j_bulk import ComposeServer, ImportFiles, LocalServer, column_types, csv_value, write_csv
+from kg.stores.neo4j_bulk import ComposeServer, ImportFiles, LocalServer, column_types, formatter, write_csv
 from kg.testing import synthetic_graph
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -86,7 +86,8 @@ def test_neo4j_bulk_column_types(rows, expected):
 
 @pytest.mark.parametrize(
     ("rows", "message"),
-    [([{"v": 1}, {"v": 1.5}], "holds both long and double"), ([{"v": [1, "a"]}], "one type")],
+    [([{"v": 1}, {"v": 1.5}], "holds double and long values"), ([{"v": [1, "a"]}], "one type"),
+     ([{"v": {"a": 1}}], "holds dict values")],
 )
 def test_neo4j_bulk_refuses_a_column_of_two_types(rows, message):
     with pytest.raises(SinkError, match=message):
@@ -100,7 +101,7 @@ def test_neo4j_bulk_array_delimiter_avoids_the_data(tmp_path):
     files = write_csv(aggregate(graph), tmp_path)
     assert files.array_delimiter == "\x1c"
     assert "--array-delimiter=U+001C" in files.importer_args("/x")
-    assert csv_value(["a\x1db", 'q"'], files.array_delimiter) == '"a\x1db\x1cq"""'
+    assert formatter("string[]", files.array_delimiter)(["a\x1db", 'q"']) == '"a\x1db\x1cq"""'
 
 
 def test_neo4j_bulk_compose_commands_import_aside_then_swap():
@@ -123,6 +124,15 @@ def test_neo4j_bulk_local_command_is_the_script():
     assert command[:3] == [str(ROOT / "scripts" / "neo4j-local"), "import", "neo4j"]
     assert "--relationships=/tmp/csv/USES.csv" in command
     assert server.environment() == {"NEO4J_LOCAL_HOME": "/tmp/home"}
+
+
+def test_neo4j_bulk_auto_mode_keeps_small_graphs_on_the_diff_loader():
+    """Below BULK_MIN_ROWS the importer's fixed cost (restart included) is never worth it: no server asked."""
+    from kg.stores.neo4j_bulk import BULK_MIN_ROWS, choose
+
+    graph = synthetic_graph(50)
+    assert len(graph.nodes) + len(graph.edges) < BULK_MIN_ROWS
+    assert choose(aggregate(graph), LocalServer(Path("/nonexistent/neo4j-local")), "bolt://127.0.0.1:1", "neo4j", "", "neo4j") is False
 
 
 # -- against a server run by scripts/neo4j-local -----------------------------------------------
