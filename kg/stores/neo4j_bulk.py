@@ -2,8 +2,8 @@
 constraints, indexes and format node the diff loader (:mod:`kg.stores.neo4j`) writes.
 
 The result is the database the diff loader makes from the same graph (same nodes, relationships,
-properties, indexes, format node, canned-query answers), at the importer's speed: the diff loader
-writes a few thousand relationships a second, the importer hundreds of thousands.
+properties, indexes, format node, canned-query answers), faster: the diff loader took 318 s for the
+ICLR 2026 graph (459k relationships), the import 80 s, most of it CSV writing and the restart.
 
 Steps:
 
