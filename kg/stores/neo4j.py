@@ -324,7 +324,7 @@ def _batches(rows: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
 
 
 @contextlib.contextmanager
-def _clear_errors(uri: str, user: str, database: str) -> Iterator[None]:
+def clear_errors(uri: str, user: str, database: str) -> Iterator[None]:
     """Turn driver errors into one ``SinkError`` that names the problem and the way out."""
     try:
         yield
@@ -359,7 +359,7 @@ def _one_line(e: BaseException) -> str:
     return " ".join(str(e).split())
 
 
-def _driver(uri: str, user: str, password: str, retry_seconds: float) -> neo4j.Driver:
+def connect(uri: str, user: str, password: str, retry_seconds: float) -> neo4j.Driver:
     if not uri.startswith(("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://")):
         # The driver also takes http:// (a preview Query API needing aiohttp); we load over Bolt.
         raise SinkError(f"cannot load into Neo4j at {uri}: use a bolt:// or neo4j:// URI (port 7687 by default)")
@@ -413,27 +413,16 @@ def load(
     if batch_size < 1:
         raise SinkError(f"batch_size must be at least 1, got {batch_size}")
     seconds: dict[str, float] = {}
-    with _clear_errors(uri, user, database), _driver(uri, user, password, retry_seconds) as driver:
+    with clear_errors(uri, user, database), connect(uri, user, password, retry_seconds) as driver:
         graph = aggregated.graph
-        _check_edges(graph)
+        check_edges(graph)
         nodes = node_rows(aggregated)
         t = time.perf_counter()
         driver.verify_connectivity()
         # fetch_size: the state reads stream whole labels and types; fewer round trips.
         with driver.session(database=database, fetch_size=batch_size) as session:
             session.run("RETURN 1").consume()  # an unknown database fails here, before any write
-            for label in NODE_LABELS:
-                session.run(constraint_query(label)).consume()
-            for label, indexed in INDEXES.items():
-                for properties in indexed:
-                    session.run(index_query(label, properties)).consume()
-            for label, props in TEXT_INDEXES.items():
-                for prop in props:
-                    session.run(text_index_query(label, prop)).consume()
-            for edge_type, props in RELATIONSHIP_INDEXES.items():
-                for prop in props:
-                    session.run(relationship_index_query(edge_type, prop)).consume()
-            session.run("CALL db.awaitIndexes(300)").consume()
+            create_schema(session)
             session.run(DROP_FORMAT).consume()
             seconds["constraints"] = time.perf_counter() - t
 
@@ -481,12 +470,8 @@ def load(
                     done.update(deleted=len(eids))
                 seconds["prune"] = time.perf_counter() - t
 
-            # Index statistics sampled while the database was empty make the planner scan an index it
-            # should seek (papers_for_entity did, after a load into an emptied database): resample
-            # them and drop the plans made with the old ones.
             t = time.perf_counter()
-            session.run("CALL db.prepareForReplanning()").consume()
-            session.run(SET_FORMAT, format=NEO4J_FORMAT).consume()
+            finish(session)
             seconds["statistics"] = time.perf_counter() - t
     n_counts, e_counts = graph_counts(graph)
     log.info(
@@ -494,6 +479,32 @@ def load(
         len(graph.nodes), len(graph.edges), uri, database, done["created"], done["updated"], done["deleted"],
     )
     return WriteReport("neo4j", n_counts, e_counts, seconds, batch_size)
+
+
+def create_schema(session: neo4j.Session) -> None:
+    """The constraints and indexes of every load (diff or bulk), then wait until they are online."""
+    for label in NODE_LABELS:
+        session.run(constraint_query(label)).consume()
+    for label, indexed in INDEXES.items():
+        for properties in indexed:
+            session.run(index_query(label, properties)).consume()
+    for label, props in TEXT_INDEXES.items():
+        for prop in props:
+            session.run(text_index_query(label, prop)).consume()
+    for edge_type, props in RELATIONSHIP_INDEXES.items():
+        for prop in props:
+            session.run(relationship_index_query(edge_type, prop)).consume()
+    session.run("CALL db.awaitIndexes(300)").consume()
+
+
+def finish(session: neo4j.Session) -> None:
+    """Fresh index statistics and plans, then the format node that marks the load complete.
+
+    Statistics sampled while the database was empty make the planner scan an index it should seek
+    (papers_for_entity did, after a load into an emptied database).
+    """
+    session.run("CALL db.prepareForReplanning()").consume()
+    session.run(SET_FORMAT, format=NEO4J_FORMAT).consume()
 
 
 def _run(tx: neo4j.ManagedTransaction, query: str, batch: Sequence[Any]) -> list[neo4j.Record]:
@@ -528,7 +539,7 @@ def _check_written(records: Sequence[neo4j.Record], expected: int) -> None:
         )
 
 
-def _check_edges(graph: GraphDocument) -> None:
+def check_edges(graph: GraphDocument) -> None:
     """Refuse unknown types and dangling edges before anything is written."""
     ids = {node.id for node in graph.nodes}
     for edge in graph.edges:
@@ -552,7 +563,7 @@ def count(
     Same shape as :func:`kg.stores.graph_counts`, so a test can compare the two directly
     (zero counts are left out). Reads Neo4j's count store: constant time.
     """
-    with _clear_errors(uri, user, database), _driver(uri, user, password, 5.0) as driver:
+    with clear_errors(uri, user, database), connect(uri, user, password, 5.0) as driver:
         with driver.session(database=database, default_access_mode=neo4j.READ_ACCESS) as session:
             nodes = {
                 label: session.run(f"MATCH (n:{check_label(label)}) RETURN count(n) AS c").single(strict=True)["c"]

@@ -63,6 +63,14 @@ def test_parity_seeds_neo4j(seeds_built, neo4j_driver) -> None:
 
 
 @pytest.mark.neo4j
+def test_parity_seeds_neo4j_bulk(seeds_built, neo4j_driver) -> None:
+    """The same rows from a database the offline importer wrote (one import: the server restarts)."""
+    from conftest import load_into_neo4j
+
+    _compare(seeds_built, "neo4j", driver=load_into_neo4j(neo4j_driver, seeds_built, bulk=True))
+
+
+@pytest.mark.neo4j
 @pytest.mark.slow
 def test_parity_iclr_slice_neo4j(iclr_built, neo4j_driver) -> None:
     from conftest import load_into_neo4j
