@@ -13,13 +13,19 @@ papers, then smallest id), so the same rule serves the fixture, the seeds and a 
 nodes are given both by name and by id, to exercise resolution on every backend and so that a name
 resolving to another node cannot go unnoticed in the benchmark (it reports every set).
 ``co_occurring`` also runs on the busiest entity whose co-occurrences are counted, not stored.
+
+``output_digest``: one hash of a built folder's content, so that fault tests and ``bench/faults.py``
+can say a graph survived a killed build byte for byte, or that a rerun equals a clean build.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 from collections import Counter
 from collections.abc import Collection
+from pathlib import Path
 
 from kg.records import ENTITY_LABELS, METHOD_LABELS, Edge, Evidence, GraphDocument, Node
 from kg.schema.aggregates import CO_OCCURRING_MIN_PAPERS
@@ -157,3 +163,20 @@ def param_sets(doc: GraphDocument) -> dict[str, list[dict]]:
         "results_for_method": [{"method": name(achiever)}, {"method": achiever, "limit": 2}],
         "claims_over_baseline": [{"baseline": name(baseline)}],
     }
+
+
+def output_digest(out: str | Path) -> str:
+    """SHA-256 of a build's outputs: the files, the store's statements (sorted: its files are not
+    byte-stable) and the summary without its timings."""
+    from kg.stores.rdf import open_store
+
+    out = Path(out)
+    digest = hashlib.sha256()
+    for name in ("graph.ttl", "graph.json", "graph.graphml", "explorer.html"):
+        digest.update(name.encode() + b"\0" + (out / name).read_bytes())
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    summary.pop("seconds", None)
+    digest.update(json.dumps(summary, sort_keys=True).encode())
+    for quad in sorted(str(q) for q in open_store(out / "store")):
+        digest.update(quad.encode() + b"\n")
+    return digest.hexdigest()
