@@ -14,6 +14,10 @@ nodes are given both by name and by id, to exercise resolution on every backend 
 resolving to another node cannot go unnoticed in the benchmark (it reports every set).
 ``co_occurring`` also runs on the busiest entity whose co-occurrences are counted, not stored.
 
+``mutate``: an abstract with hostile pieces spliced in (LaTeX, Markdown, URLs, mixed scripts, characters
+above U+FFFF, control characters, huge tokens, unbalanced ``$`` and braces), for the fuzz tests'
+hypothesis strategies and ``bench/fuzz.py`` alike.
+
 ``output_digest``: one hash of a built folder's content, so that fault tests and ``bench/faults.py``
 can say a graph survived a killed build byte for byte, or that a rerun equals a clean build.
 """
@@ -180,3 +184,34 @@ def output_digest(out: str | Path) -> str:
     for quad in sorted(str(q) for q in open_store(out / "store")):
         digest.update(quad.encode() + b"\n")
     return digest.hexdigest()
+
+
+MUTATION_PIECES = (
+    "$\\tilde{O}(\\sqrt{T})$", "$O(n^{2/3} \\log n$", "$$", "$", "{", "}}", "\\frac{1}{", "\\", "\\begin{align}",
+    "**bold**", "_x_", "`code`", "# Heading\n", "[link](http://x.y/(a)", "<sub>2</sub>", "<script>alert(1)</script>",
+    "https://github.com/a/b?x=1&y=%20", "doi:10.1000/182", "ImageNet-1k", "GPT-4o", "O(1)", "95.1%", "±0.3",
+    "模型", "مدل", "モデル", "Ж", "𝒪", "𝔼", "𝒞", "🚀", "👩‍🔬", "a\u0308", "\u200b", "\u2028", "\u0085",
+    "\x02", "\x00", "\t", "\n\n", "\r", "\ufeff", "\ufffd", "x" * 5000, "(" * 200, "1e308", "-0",
+)
+"""What ``mutate`` splices in: the shapes that have broken readers, tokenizers and offset arithmetic."""
+
+
+def mutate(text: str, rng: random.Random, edits: int = 4) -> str:
+    """``text`` with ``edits`` random insertions, deletions, duplications or case flips.
+
+    Example:
+        >>> mutate("We propose a method.", random.Random(1)) != "We propose a method."
+        True
+    """
+    for _ in range(edits):
+        at = rng.randint(0, len(text))
+        kind = rng.randrange(4)
+        if kind == 0:
+            text = text[:at] + rng.choice(MUTATION_PIECES) + text[at:]
+        elif kind == 1:
+            text = text[:at] + text[at + rng.randint(1, 40):]
+        elif kind == 2:
+            text = text[:at] + text[at : at + 200] * rng.randint(2, 5) + text[at:]
+        else:
+            text = text[:at] + text[at : at + 50].swapcase() + text[at + 50:]
+    return text

@@ -9,12 +9,20 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 SEEDS = SHARED / "seeds"
 CORPUS = SHARED / "corpus" / "iclr2026.jsonl.gz"
 EVAL = SHARED / "eval"
+
+
+# Fuzz tests take their number of examples from a profile: "ci" (the default, a few hundred in all)
+# or "long" (HYPOTHESIS_PROFILE=long, ten times as many, for a night run).
+settings.register_profile("ci", max_examples=60, deadline=None)
+settings.register_profile("long", max_examples=600, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

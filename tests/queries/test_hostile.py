@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from click.testing import CliRunner
 
 from kg import queries
@@ -138,3 +140,19 @@ def test_hostile_names_are_escaped_in_the_explorer(hostile_built) -> None:
 
     page = render(hostile_built.document)
     assert "<script>alert(1)" not in page and "DETACH DELETE n //" in page
+
+
+_param_text = st.text(st.characters(), max_size=80) | st.sampled_from(list(HOSTILE_NAMES.values()))
+
+
+@given(data=st.data())
+def test_fuzz_query_parameters_agree_across_backends(hostile_built, data) -> None:
+    """Any text (lone surrogates included) as any text parameter of any canned query: the same rows
+    or the same clear error on the Python and embedded backends."""
+    backends = _backends(hostile_built)
+    query = data.draw(st.sampled_from([q for q in queries.list_queries() if any(p.type != "int" for p in q.params)]))
+    param = data.draw(st.sampled_from([p for p in query.params if p.type != "int"]))
+    sets = param_sets(hostile_built.document).get(query.name) or [{}]
+    params = {**sets[0], param.name: data.draw(_param_text)}
+    python, embedded = (_outcome(query.name, params, b) for b in backends.values())
+    assert python == embedded
