@@ -78,7 +78,7 @@ def offset_errors(abstract, x) -> list[str]:
 
 @click.command()
 @click.option("--n", type=int, default=2000, show_default=True, help="Inputs to run.")
-@click.option("--batch", type=int, default=1000, show_default=True, help="Inputs per read/resolve/write round.")
+@click.option("--batch", type=int, default=500, show_default=True, help="Inputs per read/resolve/write round.")
 @click.option("--time-limit", type=int, default=10, show_default=True, help="Seconds one abstract may take to extract.")
 @click.option("--seed", type=int, default=21, show_default=True)
 @click.option("--log", "log_path", type=click.Path(path_type=Path), default=Path("fuzz.jsonl"), show_default=True,
@@ -87,7 +87,7 @@ def main(n: int, batch: int, time_limit: int, seed: int, log_path: Path) -> None
     signal.signal(signal.SIGALRM, _alarm)
     signal.signal(signal.SIGTERM, _stop)
     texts = seeds()
-    counts = {"inputs": 0, "read": 0, "skipped": 0, "crashes": 0, "hangs": 0, "offset errors": 0, "written batches": 0}
+    counts = {"inputs": 0, "read": 0, "extracted": 0, "skipped": 0, "crashes": 0, "hangs": 0, "offset errors": 0, "written batches": 0}
     slowest: list[tuple[float, str, str]] = []
     work = Path(tempfile.mkdtemp(prefix="kg-fuzz-"))
     started = time.perf_counter()
@@ -138,6 +138,7 @@ def main(n: int, batch: int, time_limit: int, seed: int, log_path: Path) -> None
                     finally:
                         signal.alarm(0)
                     seconds = time.perf_counter() - t0
+                    counts["extracted"] += 1
                     slowest = sorted([*slowest, (seconds, a.id, a.text[:80])], reverse=True)[:10]
                     for error in offset_errors(a, x):
                         counts["offset errors"] += 1
@@ -161,10 +162,10 @@ def main(n: int, batch: int, time_limit: int, seed: int, log_path: Path) -> None
         except KeyboardInterrupt:
             note("stopped", **counts)
     elapsed = time.perf_counter() - started
-    print(f"| inputs | read | skipped by the reader | crashes | hangs (> {time_limit} s) | offset errors | batches written | seconds | inputs/s |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    print(f"| {counts['inputs']:,} | {counts['read']:,} | {counts['skipped']:,} | {counts['crashes']} | {counts['hangs']} | "
-          f"{counts['offset errors']} | {counts['written batches']} | {elapsed:,.0f} | {counts['inputs'] / elapsed:.1f} |")
+    print(f"| inputs | read | extracted | skipped by the reader | crashes | hangs (> {time_limit} s) | offset errors | batches written | seconds | extracted/s |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    print(f"| {counts['inputs']:,} | {counts['read']:,} | {counts['extracted']:,} | {counts['skipped']:,} | {counts['crashes']} | {counts['hangs']} | "
+          f"{counts['offset errors']} | {counts['written batches']} | {elapsed:,.0f} | {counts['extracted'] / elapsed:.1f} |")
     print("\n| slowest extraction s | id | text |\n|---|---|---|")
     for seconds, aid, text in slowest:
         print(f"| {seconds:.2f} | {aid} | {json.dumps(text, ensure_ascii=False)[:80]} |")
