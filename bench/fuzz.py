@@ -19,6 +19,7 @@ import gzip
 import itertools
 import json
 import random
+import shutil
 import signal
 import tempfile
 import time
@@ -164,6 +165,7 @@ def main(n: int, batch: int, time_limit: int, seed: int, log_path: Path) -> None
                 note("batch", batch=number, **counts, seconds=round(time.perf_counter() - started, 1))
         except KeyboardInterrupt:
             note("stopped", **counts)
+    shutil.rmtree(work, ignore_errors=True)
     elapsed = time.perf_counter() - started
     print(f"| inputs | read | extracted | skipped by the reader | crashes | hangs (> {time_limit} CPU s) | offset errors | batches written | seconds | extracted/s |")
     print("|---|---|---|---|---|---|---|---|---|---|")
