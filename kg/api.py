@@ -18,9 +18,9 @@ Example:
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -30,10 +30,13 @@ from pathlib import Path
 from typing import Any
 
 from kg.corpus import ReadReport, read_abstracts
-from kg.errors import BuildError, KGError
+from kg import outdir
+from kg.errors import BuildError, ExplorerUnavailable, KGError
 from kg.records import Abstract, Extraction, GraphDocument, Node
 from kg.schema.formats import STORE_FORMAT, check_store
 from kg.settings import DEFAULT_EXTRACTOR, Settings
+
+log = logging.getLogger(__name__)
 
 OUTPUT_FILES = ("store", "graph.ttl", "graph.json", "graph.graphml", "explorer.html", "summary.json")
 @dataclass
@@ -109,20 +112,21 @@ def build(
         raise BuildError(f"min_confidence must be between 0 and 1, got {min_confidence}")
 
     started = time.perf_counter()
-    report = ReadReport()
-    # Stop reading at ``limit``: the rest of a large corpus need not be parsed.
-    abstracts = list(islice(read_abstracts(sources, on_error=on_error, report=report), limit))  # type: ignore[arg-type]
-    if not abstracts:
-        raise BuildError("no abstracts to build from (every record was empty, a placeholder or skipped)")
-    extractions = [confident(x, min_confidence) for x in extract(abstracts, extractor=extractor, model=model, jobs=jobs, progress=progress)]
-    extracted = time.perf_counter()
-    graph = build_graph(zip(abstracts, extractions))
-    graph = GraphDocument(graph.nodes, graph.edges, {"extractor": extractor, "model": model, "minConfidence": min_confidence})
-    summary = summarize(graph, extractions)
-    summary["skipped"] = report.skipped
-    summary["seconds"] = {"extract": round(extracted - started, 2)}
-    out = Path(out)
-    aggregated = write_outputs(graph, summary, out, started=started)
+    out = Path(out).resolve()
+    with outdir.exclusive(out):
+        report = ReadReport()
+        # Stop reading at ``limit``: the rest of a large corpus need not be parsed.
+        abstracts = list(islice(read_abstracts(sources, on_error=on_error, report=report), limit))  # type: ignore[arg-type]
+        if not abstracts:
+            raise BuildError("no abstracts to build from (every record was empty, a placeholder or skipped)")
+        extractions = [confident(x, min_confidence) for x in extract(abstracts, extractor=extractor, model=model, jobs=jobs, progress=progress)]
+        extracted = time.perf_counter()
+        graph = build_graph(zip(abstracts, extractions))
+        graph = GraphDocument(graph.nodes, graph.edges, {"extractor": extractor, "model": model, "minConfidence": min_confidence})
+        summary = summarize(graph, extractions)
+        summary["skipped"] = report.skipped
+        summary["seconds"] = {"extract": round(extracted - started, 2)}
+        aggregated = write_outputs(graph, summary, out, started=started)
     loaded = _load(aggregated, neo4j, bulk=bulk, overwrite=overwrite, batch_size=batch_size, progress=False) if neo4j is not None else None
     return BuildResult(out, summary, graph, loaded)
 
@@ -137,43 +141,49 @@ def aggregate(graph: GraphDocument):
 
 def write_outputs(graph: GraphDocument, summary: dict[str, Any], out: Path, *, started: float | None = None):
     """Write every sink into a temporary folder, then swap it into place; returns the graph with
-    its aggregates (computed once, for every sink)."""
+    its aggregates (computed once, for every sink).  The caller holds ``outdir.exclusive(out)``."""
     from kg.stores import nx as nx_sink
     from kg.stores import rdf
-    from kg.viz import render
 
     aggregated = aggregate(graph)
-    out = out.resolve()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
-    tmp.chmod(0o755)
+    writers: tuple[tuple[str, Callable[[Path], Any]], ...] = (
+        ("store", lambda path: rdf.write_store(aggregated, path)),
+        ("graph.ttl", lambda path: rdf.write_turtle(aggregated, path)),
+        ("graph.json", lambda path: nx_sink.write_node_link(graph, path)),
+        ("graph.graphml", lambda path: nx_sink.write_graphml(graph, path)),
+        ("explorer.html", lambda path: _write_explorer(graph, path, summary)),
+    )
+    tmp = outdir.temporary(out)
+    name = ""
     try:
         t0 = time.perf_counter()
-        rdf.write_store(aggregated, tmp / "store")
-        rdf.write_turtle(aggregated, tmp / "graph.ttl")
-        nx_sink.write_node_link(graph, tmp / "graph.json")
-        nx_sink.write_graphml(graph, tmp / "graph.graphml")
-        (tmp / "explorer.html").write_text(render(graph), encoding="utf-8")
+        for name, write in writers:
+            write(tmp / name)
         summary.setdefault("seconds", {})["write"] = round(time.perf_counter() - t0, 2)
         if started is not None:
             summary["seconds"]["total"] = round(time.perf_counter() - started, 2)
-        (tmp / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-        _swap(tmp, out)
+        name = "summary.json"
+        (tmp / name).write_text(json.dumps(summary, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+        name = "swap"
+        outdir.swap(tmp, out)
+    except OSError as exc:  # a full disk, a file size limit, a vanished folder: say so, keep the old graph
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise BuildError(f"could not write the graph into {out} ({name}: {exc}); the previous graph there is kept") from exc
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return aggregated
 
 
-def _swap(tmp: Path, out: Path) -> None:
-    """Replace ``out`` by ``tmp`` with renames, so readers never see a half-written folder."""
-    if out.exists() and not (out / "summary.json").exists() and any(out.iterdir()):
-        raise BuildError(f"{out} exists and is not a paperkg output folder; choose another -o")
-    old = out.with_name(f".{out.name}.old-{os.getpid()}")
-    if out.exists():
-        out.rename(old)
-    tmp.rename(out)
-    shutil.rmtree(old, ignore_errors=True)
+def _write_explorer(graph: GraphDocument, path: Path, summary: dict[str, Any]) -> None:
+    """The explorer, or a note in the summary of why there is none: every other output is still worth having."""
+    from kg.viz import render
+
+    try:
+        path.write_text(render(graph), encoding="utf-8")
+    except ExplorerUnavailable as exc:
+        log.warning("%s", exc)
+        summary["explorer"] = str(exc)
 
 
 def summarize(graph: GraphDocument, extractions: Sequence[Extraction]) -> dict[str, Any]:

@@ -114,7 +114,8 @@ def build(sources: tuple[Path, ...], out: Path, limit: int | None, neo4j_uri: st
                            min_confidence=min_confidence, neo4j=s if neo4j_uri else None, bulk=_bulk(mode, bulk),
                            overwrite=overwrite)
     _echo_json(_printable(result.summary))
-    click.echo(f"graph written to {result.out}/ ; explorer: {result.out / 'explorer.html'}", err=True)
+    explorer = result.summary.get("explorer") or f"explorer: {result.out / 'explorer.html'}"
+    click.echo(f"graph written to {result.out}/ ; {explorer}", err=True)
     if result.neo4j is not None:
         _echo_report(result.neo4j)
 

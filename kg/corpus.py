@@ -14,6 +14,7 @@ import io
 import json
 import logging
 import re
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -115,7 +116,7 @@ def placeholder_reason(text: str) -> str | None:
 def _read_file(path: Path, on_error: OnError, report: ReadReport) -> Iterator[Abstract]:
     raw = _read_bytes(path)
     if not raw.strip():
-        raise InputError(f"{path}: file is empty")
+        raise InputError(f"{path}: file is empty (or only whitespace)")
     if b"\x00" in raw[:65536]:
         raise InputError(f"{path}: binary file (NUL bytes); expected text, JSONL or CSV")
     text = _decode(path, raw)
@@ -134,7 +135,7 @@ def _read_bytes(path: Path) -> bytes:
             with gzip.open(path, "rb") as fh:
                 return fh.read()
         return path.read_bytes()
-    except (OSError, EOFError) as exc:
+    except (OSError, EOFError, zlib.error) as exc:  # zlib.error: a corrupt deflate stream inside a .gz
         raise InputError(f"{path}: cannot read ({exc})") from exc
 
 
@@ -172,7 +173,9 @@ def _is_heading(block: str) -> bool:
 
 
 def _read_jsonl(path: Path, text: str, on_error: OnError, report: ReadReport) -> Iterator[Abstract]:
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Split on "\n" only: str.splitlines() also breaks at U+2028, U+2029 and U+0085, which JSON
+    # allows raw inside strings (json.dumps(..., ensure_ascii=False) writes them).
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         where = f"{path}:{number}"
@@ -189,12 +192,23 @@ def _read_jsonl(path: Path, text: str, on_error: OnError, report: ReadReport) ->
 
 
 def _read_csv(path: Path, text: str, on_error: OnError, report: ReadReport) -> Iterator[Abstract]:
-    reader = csv.DictReader(io.StringIO(text))
-    if not reader.fieldnames or "abstract" not in reader.fieldnames:
-        raise InputError(f"{path}:1: CSV header has no 'abstract' column (columns: {reader.fieldnames})")
-    for record in reader:
-        where = f"{path}:{reader.line_num}"
-        abstract = _from_record(record, where, on_error, report)
+    # strict: an unbalanced quote is an error, not a field that silently swallows the rest of the file.
+    reader = csv.DictReader(io.StringIO(text), strict=True)
+    try:
+        fieldnames = reader.fieldnames
+    except csv.Error as exc:
+        raise InputError(f"{path}:1: malformed CSV header ({exc})") from exc
+    if not fieldnames or "abstract" not in fieldnames:
+        raise InputError(f"{path}:1: CSV header has no 'abstract' column (columns: {fieldnames})")
+    while True:
+        start = reader.line_num + 1
+        try:
+            record = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:  # the reader cannot resynchronise after a broken quote: stop here
+            raise InputError(f"{path}:{start}: malformed CSV record ({exc}); check its quotes") from exc
+        abstract = _from_record(record, f"{path}:{start}", on_error, report)
         if abstract is not None:
             yield abstract
 

@@ -37,3 +37,7 @@ class UnknownEntity(KGError):
     def __init__(self, message: str, suggestions: tuple[str, ...] = ()) -> None:
         super().__init__(message)
         self.suggestions = suggestions
+
+
+class ExplorerUnavailable(KGError):
+    """The explorer's renderer bundle is not installed; every other output can still be written."""

@@ -116,3 +116,17 @@ def groups_met(groups: list[frozenset[str]], name: str) -> int:
     """How many of ``groups`` (``word_fragments`` of a misspelt name) share a fragment with ``name``."""
     mine = name_fragments(name)
     return sum(not g.isdisjoint(mine) for g in groups)
+
+
+def lone_surrogate(text: str) -> int | None:
+    """Where ``text`` holds a lone surrogate (no UTF-8 form, so no store, driver or file can take it), or ``None``.
+
+    Example:
+        >>> lone_surrogate("ok 𝒪"), lone_surrogate("ab\\ud800")
+        (None, 2)
+    """
+    match = _SURROGATE.search(text)
+    return match.start() if match else None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")

@@ -13,13 +13,23 @@ papers, then smallest id), so the same rule serves the fixture, the seeds and a 
 nodes are given both by name and by id, to exercise resolution on every backend and so that a name
 resolving to another node cannot go unnoticed in the benchmark (it reports every set).
 ``co_occurring`` also runs on the busiest entity whose co-occurrences are counted, not stored.
+
+``mutate``: an abstract with hostile pieces spliced in (LaTeX, Markdown, URLs, mixed scripts, characters
+above U+FFFF, control characters, huge tokens, unbalanced ``$`` and braces), for the fuzz tests'
+hypothesis strategies and ``bench/fuzz.py`` alike.
+
+``output_digest``: one hash of a built folder's content, so that fault tests and ``bench/faults.py``
+can say a graph survived a killed build byte for byte, or that a rerun equals a clean build.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 from collections import Counter
 from collections.abc import Collection
+from pathlib import Path
 
 from kg.records import ENTITY_LABELS, METHOD_LABELS, Edge, Evidence, GraphDocument, Node
 from kg.schema.aggregates import CO_OCCURRING_MIN_PAPERS
@@ -213,3 +223,51 @@ def param_sets(doc: GraphDocument) -> dict[str, list[dict]]:
         "results_for_method": [{"method": name(achiever)}, {"method": achiever, "limit": 2}],
         "claims_over_baseline": [{"baseline": name(baseline)}],
     }
+
+
+def output_digest(out: str | Path) -> str:
+    """SHA-256 of a build's outputs: the files, the store's statements (sorted: its files are not
+    byte-stable) and the summary without its timings."""
+    from kg.stores.rdf import open_store
+
+    out = Path(out)
+    digest = hashlib.sha256()
+    for name in ("graph.ttl", "graph.json", "graph.graphml", "explorer.html"):
+        digest.update(name.encode() + b"\0" + (out / name).read_bytes())
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    summary.pop("seconds", None)
+    digest.update(json.dumps(summary, sort_keys=True).encode())
+    for quad in sorted(str(q) for q in open_store(out / "store")):
+        digest.update(quad.encode() + b"\n")
+    return digest.hexdigest()
+
+
+MUTATION_PIECES = (
+    "$\\tilde{O}(\\sqrt{T})$", "$O(n^{2/3} \\log n$", "$$", "$", "{", "}}", "\\frac{1}{", "\\", "\\begin{align}",
+    "**bold**", "_x_", "`code`", "# Heading\n", "[link](http://x.y/(a)", "<sub>2</sub>", "<script>alert(1)</script>",
+    "https://github.com/a/b?x=1&y=%20", "doi:10.1000/182", "ImageNet-1k", "GPT-4o", "O(1)", "95.1%", "±0.3",
+    "模型", "مدل", "モデル", "Ж", "𝒪", "𝔼", "𝒞", "🚀", "👩‍🔬", "a\u0308", "\u200b", "\u2028", "\u0085",
+    "\x02", "\x00", "\t", "\n\n", "\r", "\ufeff", "\ufffd", "x" * 5000, "(" * 200, "1e308", "-0",
+)
+"""What ``mutate`` splices in: the shapes that have broken readers, tokenizers and offset arithmetic."""
+
+
+def mutate(text: str, rng: random.Random, edits: int = 4) -> str:
+    """``text`` with ``edits`` random insertions, deletions, duplications or case flips.
+
+    Example:
+        >>> mutate("We propose a method.", random.Random(1)) != "We propose a method."
+        True
+    """
+    for _ in range(edits):
+        at = rng.randint(0, len(text))
+        kind = rng.randrange(4)
+        if kind == 0:
+            text = text[:at] + rng.choice(MUTATION_PIECES) + text[at:]
+        elif kind == 1:
+            text = text[:at] + text[at + rng.randint(1, 40):]
+        elif kind == 2:
+            text = text[:at] + text[at : at + 200] * rng.randint(2, 5) + text[at:]
+        else:
+            text = text[:at] + text[at : at + 50].swapcase() + text[at + 50:]
+    return text

@@ -127,3 +127,78 @@ def test_corpus_skips_duplicates_placeholders_and_huge(tmp_path: Path, caplog: p
 def test_corpus_missing_path() -> None:
     with pytest.raises(InputError, match="no such file or folder"):
         _read("/nonexistent/abstracts.jsonl")
+
+
+@pytest.mark.issue(21)
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\u0085"])
+def test_corpus_jsonl_keeps_unicode_line_separators_inside_values(tmp_path: Path, separator: str) -> None:
+    """JSON allows these raw inside strings; str.splitlines() would cut the record in two."""
+    text = f"{TEXT}{separator}Second sentence after a separator."
+    path = tmp_path / "sep.jsonl"
+    path.write_text(json.dumps({"id": "s", "abstract": text, "title": f"a{separator}b"}, ensure_ascii=False) + "\n", encoding="utf-8")
+    [a] = _read(path)
+    assert a.text == text and a.source == f"{path}:1"
+
+
+def _gzip_payload() -> bytes:
+    return gzip.compress("".join(json.dumps({"id": f"g{i}", "abstract": f"{TEXT} Number {i}."}) + "\n" for i in range(200)).encode())
+
+
+@pytest.mark.issue(21)
+@pytest.mark.parametrize(
+    "name,content,message",
+    [
+        ("cut.jsonl.gz", _gzip_payload()[:300], r"cut\.jsonl\.gz: cannot read \(Compressed file ended"),
+        ("bad.jsonl.gz", _gzip_payload()[:30] + b"\xff" * 40 + _gzip_payload()[70:], r"bad\.jsonl\.gz: cannot read \(Error -3"),
+        ("plain.jsonl.gz", b"not gzip at all\n", r"plain\.jsonl\.gz: cannot read \(Not a gzipped file"),
+        ("quote.csv", b'id,abstract\n1,"' + TEXT.encode() + b"\n2," + TEXT.encode() + b"\n", r"quote\.csv:2: malformed CSV record .*check its quotes"),
+        ("stray.csv", b'id,abstract\n1,ok\n2,"' + TEXT.encode() + b'"x\n', r"stray\.csv:3: malformed CSV record"),
+        ("headless.csv", TEXT.encode() + b",1\n", r"headless\.csv:1: CSV header has no 'abstract' column"),
+        ("blank.jsonl", b"  \n\t\r\n \n", r"blank\.jsonl: file is empty \(or only whitespace\)"),
+        ("blank.txt", b"\n\n   \n", r"blank\.txt: file is empty"),
+    ],
+)
+def test_corpus_broken_archives_and_csv_raise_naming_file_and_line(tmp_path: Path, name: str, content: bytes, message: str) -> None:
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(InputError, match=message):
+        _read(path)
+
+
+@pytest.mark.issue(21)
+def test_corpus_max_chars_is_the_last_length_kept(tmp_path: Path) -> None:
+    from kg.corpus import MAX_CHARS
+
+    at = ("word " * MAX_CHARS)[: MAX_CHARS - 1] + "x"
+    path = tmp_path / "edge.jsonl"
+    path.write_text(json.dumps({"id": "at", "abstract": at}) + "\n" + json.dumps({"id": "over", "abstract": at + "y"}) + "\n")
+    report = ReadReport()
+    assert len(at) == MAX_CHARS
+    assert [a.id for a in read_abstracts([path], report=report)] == ["at"]
+    assert report.skipped == [f"{path}:2: abstract of {MAX_CHARS + 1:,} characters exceeds {MAX_CHARS:,} (id over)"]
+
+
+@pytest.mark.issue(21)
+def test_corpus_duplicate_id_across_two_files_keeps_the_first_file(tmp_path: Path) -> None:
+    (tmp_path / "a.jsonl").write_text(json.dumps({"id": "same", "abstract": TEXT}) + "\n")
+    (tmp_path / "b.jsonl").write_text(json.dumps({"id": "x", "abstract": TEXT + " Other."}) + "\n" + json.dumps({"id": "same", "abstract": TEXT + " Later."}) + "\n")
+    report = ReadReport()
+    kept = list(read_abstracts([tmp_path], report=report))
+    assert [(a.id, a.text) for a in kept] == [("same", TEXT), ("x", TEXT + " Other.")]
+    assert report.skipped == [f"{tmp_path / 'b.jsonl'}:2: duplicate id 'same'; keeping the first"]
+
+
+@pytest.mark.issue(21)
+def test_corpus_control_characters_stay_and_offsets_hold(tmp_path: Path) -> None:
+    """ICLR 2026 abstracts carry \\x02 where a soft hyphen was; offsets must still index the text as read."""
+    import kg.api
+
+    text = "We propose Equi\x02librium Propa\x02gation (EP), which outperforms back\x02propagation on CIFAR-10 and ImageNet."
+    path = tmp_path / "ctrl.jsonl"
+    path.write_text(json.dumps({"id": "c", "abstract": text}) + "\n")
+    [a] = _read(path)
+    assert a.text == text
+    [x] = list(kg.api.extract([a]))
+    spans = [(e.start, e.end, e.text) for e in x.entities]
+    assert spans and all(text[s:e] == t for s, e, t in spans)
+    assert "CIFAR-10" in {t for _, _, t in spans}

@@ -24,7 +24,7 @@ from kg.queries import steps
 from kg.queries.spec import DECLARED, Column, Declaration, Header, Param, parse_header
 from kg.records import ENTITY_LABELS
 from kg.schema import node_id
-from kg.names import groups_met, variants, word_fragments
+from kg.names import groups_met, lone_surrogate, variants, word_fragments
 
 BACKENDS = ("embedded", "neo4j", "python")
 LIMIT_PARAMS = ("limit", "k")
@@ -190,6 +190,7 @@ def bind(query: Query, given: dict[str, Any]) -> dict[str, Any]:
     values = {}
     for param in query.params:
         if param.name in given:
+            _check_text(given[param.name], f"parameter {param.name!r} of {query.name!r}")
             try:
                 values[param.name] = param.coerce(given[param.name])
             except ValueError:
@@ -208,6 +209,13 @@ def bind(query: Query, given: dict[str, Any]) -> dict[str, Any]:
     return values
 
 
+def _check_text(value: Any, what: str) -> None:
+    """Refuse text no backend can hold (a lone surrogate), with a message instead of an encoder's crash."""
+    at = lone_surrogate(value) if isinstance(value, str) else None
+    if at is not None:
+        raise QueryNotFound(f"{what} is not valid text: a lone surrogate ({value[at]!r}) at position {at}; pass UTF-8 text")
+
+
 def _signature(query: Query) -> str:
     return ", ".join(str(p) for p in query.params) or "no parameters"
 
@@ -223,6 +231,7 @@ def resolve(backend: Backend, param: Param, value: str) -> str:
     busy Model "transformer" before a rare Method of that name), names before aliases, then more
     supporting papers, then the smaller id, so every backend picks the same node.
     """
+    _check_text(value, f"the name {value!r}")
     labels = param.labels
     spellings = variants(value)
     rank = {value: 0}

@@ -19,7 +19,7 @@ import pyoxigraph as ox
 from kg.errors import KGError
 from kg.records import GraphDocument
 from kg.schema import edge_properties, node_properties
-from kg.names import name_fragments, name_keys
+from kg.names import lone_surrogate, name_fragments, name_keys
 from kg.schema import vocab as v
 from kg.schema.aggregates import ANY_LABEL, EDGE_AGGREGATE_PROPERTIES, SEPARATOR, Aggregated, band
 
@@ -233,6 +233,8 @@ def to_term(name: str, value: Any) -> ox.NamedNode | ox.Literal:
     """A parameter value as an RDF term (see ``sparql``)."""
     if isinstance(value, (ox.NamedNode, ox.Literal)):
         return value
+    if isinstance(value, str) and lone_surrogate(value) is not None:
+        raise KGError(f"parameter {name!r} is not valid text (a lone surrogate at position {lone_surrogate(value)}); pass UTF-8 text")
     if name == "id" or name.endswith("_id"):
         return ox.NamedNode(v.node_iri(value))
     return ox.Literal(value)

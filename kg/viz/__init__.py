@@ -17,11 +17,15 @@ from collections.abc import Iterable
 from importlib import resources
 from typing import Any
 
-from kg.errors import KGError
+from kg.errors import ExplorerUnavailable, KGError
 from kg.records import GraphDocument
 from kg.viz.payload import build_payload
 
 BUILD_HINT = "run `npm ci && npm run build` in kg/viz/js to bundle the renderer"
+GET_HINT = (
+    "install paperkg from its wheel (`python -m build` bundles the renderer; `pip install dist/paperkg-*.whl`), "
+    "or in a clone run `make kg/viz/static/vendor.js` (needs Node.js and npm); then `kg view OUT` writes the explorer"
+)
 
 
 def render(
@@ -62,7 +66,7 @@ def assemble(payload: dict[str, Any], *, title: str) -> str:
     static = resources.files("kg.viz") / "static"
     vendor_file = static / "vendor.js"
     if not vendor_file.is_file():
-        raise KGError(f"the explorer's renderer bundle {vendor_file} is missing; {BUILD_HINT}")
+        raise ExplorerUnavailable(f"the explorer's renderer bundle {vendor_file} is not installed, so no explorer.html; {GET_HINT}")
     vendor = vendor_file.read_text(encoding="utf-8")
     app = (static / "explorer.js").read_text(encoding="utf-8")
     for name, code in (("vendor.js", vendor), ("explorer.js", app)):

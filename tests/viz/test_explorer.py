@@ -239,3 +239,25 @@ def test_explorer_top_n_control(overview):
     page.eval_on_selector("#top-n", "(el) => { el.value = '3'; el.dispatchEvent(new Event('input')); el.dispatchEvent(new Event('change')); }")
     assert page.inner_text("#status") == "3 of 16 nodes shown"
     assert "model:hopfield network" in page.evaluate(VISIBLE)
+
+
+@pytest.mark.issue(21)
+def test_explorer_marks_the_mention_after_characters_above_u_ffff(open_page, nonbmp_out):
+    """Offsets count code points, JavaScript strings UTF-16 units: the highlight must convert."""
+    import kg
+
+    from tests.conftest import NONBMP_SENTENCE
+
+    page = open_page(render(kg.open(nonbmp_out).document), name="nonbmp.html")
+    for name, sentence_start in (("ImageNet", "On CIFAR-10"), ("𝒞-regularisation", "We propose")):
+        page.fill("#search", name)
+        page.press("#search", "Enter")
+        assert page.inner_text("#details h2") == name
+        marks = page.locator("#details blockquote mark").all_inner_texts()
+        assert marks and set(marks) == {name}
+        assert page.locator("#details blockquote").first.inner_text().startswith(sentence_start)
+    page.fill("#search", "ImageNet")
+    page.press("#search", "Enter")
+    quotes = page.locator("#details blockquote").all_inner_texts()
+    assert quotes and {q.split("\n")[0] for q in quotes} == {NONBMP_SENTENCE}
+    assert page.errors == [] and page.attempted == []

@@ -1,0 +1,139 @@
+"""Builds that die or fail part way: killed by SIGKILL, a writer over its file size limit, two builds
+into one folder, a graph stranded between two renames, a missing explorer bundle.  Each time the
+previous graph must survive byte for byte, and no dead build's folder may outlive the next build.
+``bench/faults.py`` runs the long version (20 kills at random moments)."""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import kg
+from kg.errors import BuildError, InputError
+from kg.testing import output_digest
+from tests.conftest import ROOT, SEEDS
+
+pytestmark = pytest.mark.issue(21)
+
+KG = [sys.executable, "-c", "from kg.cli import cli; cli()"]
+
+
+def _kg(*args: str, **kw) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.Popen([*KG, *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def _litter(out: Path) -> list[str]:
+    return sorted(p.name for p in out.parent.iterdir() if p.name.startswith(f".{out.name}."))
+
+
+def _wait_for(predicate, proc: subprocess.Popen, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert proc.poll() is None, f"the build ended before the moment to kill it: {proc.communicate()}"
+        assert time.monotonic() < deadline, "the build never reached the moment to kill it"
+        time.sleep(0.002)
+
+
+@pytest.fixture(scope="module")
+def clean_digest(seeds_out: Path) -> str:
+    return output_digest(seeds_out)
+
+
+@pytest.mark.parametrize("moment", ["extraction", "writers"])
+def test_faults_sigkill_keeps_previous_graph_and_rerun_equals_clean_build(tmp_path: Path, seeds_out: Path, clean_digest: str, moment: str) -> None:
+    out = tmp_path / "out"
+    shutil.copytree(seeds_out, out)
+    proc = _kg("build", str(SEEDS), "-o", str(out))
+    lock = tmp_path / ".out.lock"
+    if moment == "extraction":
+        _wait_for(lambda: lock.exists() and lock.read_text().strip() == str(proc.pid), proc)
+    else:
+        _wait_for(lambda: any(n.startswith(".out.tmp-") for n in _litter(out)), proc)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert output_digest(out) == clean_digest, "the previous graph is intact"
+    assert kg.open(out).sparql("SELECT (COUNT(?p) AS ?n) WHERE { ?p a kg:Paper }") == [{"n": 38}]
+    assert kg.api.query("top_entities", {"type": "Method"}, out=str(out))
+    if moment == "writers":
+        assert any(n.startswith(".out.tmp-") for n in _litter(out)), "the kill really left a half-written folder"
+    kg.build([SEEDS], out)
+    assert output_digest(out) == clean_digest
+    assert _litter(out) == [], "the next build removes what the dead one left"
+
+
+def test_faults_second_build_into_same_folder_fails_with_lock_message(tmp_path: Path, clean_digest: str) -> None:
+    out = tmp_path / "out"
+    first = _kg("build", str(SEEDS), "-o", str(out))
+    lock = tmp_path / ".out.lock"
+    _wait_for(lambda: lock.exists() and lock.read_text().strip() == str(first.pid), first)
+    with pytest.raises(BuildError, match=rf"another kg build \(pid {first.pid}\) is writing {out}; wait for it"):
+        kg.build([SEEDS], out)
+    assert first.wait(timeout=300) == 0, first.communicate()
+    assert output_digest(out) == clean_digest, "the first build's folder was not touched by the second"
+    assert _litter(out) == []
+
+
+@pytest.mark.parametrize("limit,writer", [(600_000, "store"), (1_100_000, "graph.ttl")])
+def test_faults_writer_over_file_size_limit_fails_clearly_and_keeps_graph(tmp_path: Path, seeds_out: Path, clean_digest: str, limit: int, writer: str) -> None:
+    out = tmp_path / "out"
+    shutil.copytree(seeds_out, out)
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    proc = _kg("build", str(SEEDS), "-o", str(out), preexec_fn=cap)
+    stdout, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 1, stderr
+    assert f"could not write the graph into {out} ({writer}: " in stderr and "File too large" in stderr
+    assert "the previous graph there is kept" in stderr and "Traceback" not in stderr
+    assert output_digest(out) == clean_digest
+    assert _litter(out) == []
+
+
+def test_faults_graph_stranded_between_renames_is_put_back(tmp_path: Path, seeds_out: Path, clean_digest: str) -> None:
+    """Where RENAME_EXCHANGE is missing the swap is two renames; a build killed between them leaves
+    ``OUT`` missing and the graph in ``.OUT.old-PID``: the next build, even a failing one, restores it."""
+    out = tmp_path / "out"
+    shutil.copytree(seeds_out, tmp_path / ".out.old-4194305")
+    (tmp_path / ".out.tmp-dead").mkdir()
+    (tmp_path / ".other.tmp-live").mkdir()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{oops\n")
+    with pytest.raises(InputError):
+        kg.build([bad], out)
+    assert output_digest(out) == clean_digest
+    assert _litter(out) == [] and (tmp_path / ".other.tmp-live").is_dir(), "another output's folders are not ours"
+
+
+def test_faults_swap_exchanges_atomically_here(tmp_path: Path) -> None:
+    from kg.outdir import _exchange
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "new").touch()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "old").touch()
+    assert _exchange(tmp_path / "a", tmp_path / "b") is True
+    assert [p.name for p in (tmp_path / "b").iterdir()] == ["new"] and [p.name for p in (tmp_path / "a").iterdir()] == ["old"]
+
+
+def test_faults_missing_explorer_bundle_still_writes_every_other_output(tmp_path: Path) -> None:
+    """An install without the npm bundle (a clone installed with no Node) builds everything else."""
+    site = tmp_path / "site"
+    shutil.copytree(ROOT / "kg", site / "kg", ignore=shutil.ignore_patterns("vendor.js", "models", "__pycache__"))
+    (site / "kg" / "models").symlink_to(ROOT / "kg" / "models")
+    out = tmp_path / "out"
+    env = dict(os.environ, PYTHONPATH=str(site))
+    done = subprocess.run([*KG, "build", str(SEEDS), "-o", str(out)], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["graph.graphml", "graph.json", "graph.ttl", "store", "summary.json"]
+    assert "no explorer.html" in done.stderr and "pip install dist/paperkg-" in done.stderr and "make kg/viz/static/vendor.js" in done.stderr
+    assert kg.open(out).summary["explorer"].startswith("the explorer's renderer bundle")
