@@ -188,7 +188,10 @@ def find_bounds(
     drafts = _asymptotic_spans(text, math) + _rate_spans(text, math)
     drafts = sorted(_drop_overlaps(drafts), key=lambda d: d.start)
     for draft in drafts:
-        draft.sentence = next(((s, e) for s, e in sents if s <= draft.start < e), (0, len(text)))
+        # the sentences the bound lies in: one, unless the splitter cut inside an unclosed "$O(..."
+        first = next(((s, e) for s, e in sents if s <= draft.start < e), (0, len(text)))
+        last = next((e for s, e in sents if s < draft.end <= e), len(text))
+        draft.sentence = (first[0], max(first[1], last))
     first_own = next((s for s, e in sents if _NEW.search(text[s:e])), -1)
     for k, draft in enumerate(drafts):
         previous = drafts[k - 1] if k and drafts[k - 1].sentence == draft.sentence else None

@@ -208,3 +208,18 @@ def test_bounds_offsets_invariant(pieces: list[tuple[str, str]], tail: str) -> N
     assert all(text[b.start:b.end] == b.text for b in found)
     assert [(b.start, b.end) for b in found] == expected
     assert all(b.sentence_start <= b.start < b.end <= b.sentence_end for b in found)
+
+
+def test_bounds_sentence_covers_a_bound_the_splitter_cut() -> None:
+    """An unclosed "$O(..." can run past the sentence the splitter saw: the evidence sentence then
+    spans every sentence the bound touches (found by the fuzz tests)."""
+    from kg.extractors import extract
+    from kg.records import Abstract
+
+    text = ("We study conformal regression. Our bounds of order $\\mathcal{O}(the set length from the oracle "
+            "interval length for quantile regression trained via SGD, under mild assumptions. Our bounds of "
+            "order $\\mathcal{O}(n)$ hold. Experiments confirm it.")
+    [x] = list(extract([Abstract("t", text)]))
+    assert x.bounds
+    for b in x.bounds:
+        assert text[b.start:b.end] == b.text and b.sentence_start <= b.start < b.end <= b.sentence_end

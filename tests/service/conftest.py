@@ -14,7 +14,6 @@ from fastapi.testclient import TestClient
 
 import kg
 from kg.settings import Settings
-from tests.viz.conftest import browser  # noqa: F401 - headless Chromium, shared with the explorer tests
 
 TIMEOUT = 2.0
 ROW_CAP = 1000

@@ -8,7 +8,6 @@ carry markup.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,9 +16,6 @@ from kg.records import Edge, Evidence, GraphDocument, Node
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-extensions",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 HOSTILE_NAME = '<img src=x onerror="window.__pwned=1">GraphNet'
 HOSTILE_ABSTRACT = (
@@ -117,16 +113,6 @@ def make_graph() -> GraphDocument:
 @pytest.fixture(scope="session")
 def graph() -> GraphDocument:
     return make_graph()
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture
