@@ -37,9 +37,32 @@ def model_path(name: str = MODEL_NAME) -> Path:
         return Path(path)
 
 
+TRAINED_PIPES = ("tok2vec", "ner")
+
+
+def _cast_weights(nlp: Language, source: str, target: str) -> None:
+    """Cast every weight of the trained components from dtype ``source`` to ``target``."""
+    for pipe in TRAINED_PIPES:
+        for node in nlp.get_pipe(pipe).model.walk():
+            for name in node.param_names:
+                if node.has_param(name) and node.get_param(name).dtype == source:
+                    node.set_param(name, node.get_param(name).astype(target))
+
+
+def store_half_precision(path: Path) -> None:
+    """Rewrite the trained components of the model folder at ``path`` with float16 weights: half
+    the size on disk (the encoder would not fit in a 20 MB file otherwise), read back as float32 by
+    ``source_indomain``.  Training scores the model in this form, so its recorded scores hold."""
+    nlp = spacy.load(path)
+    _cast_weights(nlp, "float32", "float16")
+    for pipe in TRAINED_PIPES:
+        (path / pipe / "model").write_bytes(nlp.get_pipe(pipe).model.to_bytes())
+
+
 def source_indomain(nlp: Language, path: Path | None = None) -> Language:
     """Add the in-domain encoder and recogniser to ``nlp`` (the encoder renamed, in case ``nlp`` has its own)."""
     trained = spacy.load(path or model_path())
+    _cast_weights(trained, "float16", "float32")  # stored at half precision, computed at single
     # The encoder reads the in-domain floret table: the English pipeline (which has none) takes it over.
     nlp.vocab.vectors = trained.vocab.vectors
     for node in trained.get_pipe("ner").model.walk():

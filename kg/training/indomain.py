@@ -35,7 +35,7 @@ from spacy.util import filter_spans
 
 from kg.contract import to_contract
 from kg.evaluation.entities import names_match, score_entities, score_facts, score_paper_facts
-from kg.extractors.indomain import mention_features
+from kg.extractors.indomain import mention_features, store_half_precision
 from kg.extractors.roles import ROLE_LABELS, LinearHeads, entities_from_gold, features, group_mentions
 from kg.names import canonical
 from kg.extractors.text import clean_for_nlp, trim_markup
@@ -261,6 +261,7 @@ def train(output: Path = DEFAULT_OUTPUT, config: Path = DEFAULT_CONFIG, *, fract
     if staged.exists():
         shutil.rmtree(staged)
     shutil.copytree(best, staged)
+    store_half_precision(staged)
     _neutral(staged / "mentions.json", ["mention"])
     _neutral(staged / "roles.json", list(ROLE_LABELS))
     dev_extractions = _predict(staged, dev_docs)

@@ -104,3 +104,15 @@ def test_entity_component_without_a_recogniser_marks_nothing() -> None:
     nlp.add_pipe("sentencizer")
     doc = EntityMentions(None)(nlp("Nothing recognised here."))
     assert doc._.kg_mentions == ()
+
+
+def test_shipped_weights_are_stored_at_half_precision_and_computed_at_single() -> None:
+    """Every shipped file stays under 20 MB, and the loaded pipeline computes in float32."""
+    assert max(f.stat().st_size for f in model_path().rglob("*") if f.is_file()) < 20 * 2**20
+    stored = {str(node.get_param(name).dtype) for pipe in ("tok2vec", "ner") for node in spacy.load(model_path()).get_pipe(pipe).model.walk()
+              for name in node.param_names if node.has_param(name)}
+    assert stored == {"float16"}
+    nlp = load_pipeline()
+    used = {str(node.get_param(name).dtype) for pipe in ("indomain_tok2vec", "indomain_ner") for node in nlp.get_pipe(pipe).model.walk()
+            for name in node.param_names if node.has_param(name)}
+    assert used == {"float32"}
