@@ -607,14 +607,21 @@ def evaluate_scierc(split: str = "dev", data: str | Path | None = None) -> Evalu
     return Evaluation(scores, scierc.format_report(scores))
 
 
+def _gold(split: str, gold: str | Path | None) -> list[dict[str, Any]]:
+    """A gold file in the shared scorers' shape, or else a split of the in-domain annotations."""
+    from kg.evaluation.entities import load_gold_file
+    from kg.training.annotations import load_gold
+
+    return load_gold_file(gold) if gold else load_gold(split)
+
+
 def evaluate_entities(split: str = "dev", gold: str | Path | None = None, settings: Settings | None = None) -> Evaluation:
     """Entities (exact, partial, untyped; per type) and paper facts in our schema, on a split of the
     in-domain annotations or on a gold file."""
     from kg.evaluation import entities
-    from kg.training.annotations import load_gold
 
     s = settings or Settings.from_env()
-    docs = entities.load_gold_file(gold) if gold else load_gold(split)
+    docs = _gold(split, gold)
     scores = entities.evaluate_entities(docs, extractor=s.extractor, model=s.spacy_model, jobs=s.jobs)
     report = (f"{scores['abstracts']} abstracts, extractor {scores['extractor']}\n"
               + entities.format_report(scores["entities"], scores["paper_facts"]))
@@ -624,11 +631,10 @@ def evaluate_entities(split: str = "dev", gold: str | Path | None = None, settin
 def evaluate_results(split: str = "dev", gold: str | Path | None = None, settings: Settings | None = None) -> Evaluation:
     """Result records against a split of the in-domain annotations or a gold file (e.g.
     ``../shared/eval/results-dev.json``), by the rules of ``score_results.py``."""
-    from kg.evaluation import entities, results
-    from kg.training.annotations import load_gold
+    from kg.evaluation import results
 
     s = settings or Settings.from_env()
-    docs = entities.load_gold_file(gold) if gold else load_gold(split)
+    docs = _gold(split, gold)
     scores = results.evaluate_results(docs, extractor=s.extractor, model=s.spacy_model, jobs=s.jobs)
     return Evaluation(scores, results.format_report(scores))
 

@@ -207,13 +207,18 @@ def load_gold_file(path) -> list[dict]:
     return json.loads(text) if text.startswith("[") else [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
-def evaluate_entities(gold: list[dict], *, extractor: str, model: str, jobs: int = 1) -> dict:
-    """Run ``extractor`` over the gold abstracts and score entities and paper facts."""
+def predict(gold: list[dict], *, extractor: str, model: str, jobs: int = 1) -> list[dict]:
+    """``extractor``'s contract rows for the gold abstracts, in their order (what the scorers read)."""
     from kg.contract import to_contract
     from kg.extractors.pipeline import extract
     from kg.records import Abstract
 
     abstracts = [Abstract(g["id"], g["abstract"], title=g.get("title", ""), year=g.get("year")) for g in gold]
-    preds = [to_contract(x) for x in extract(abstracts, extractor=extractor, model=model, jobs=jobs)]
+    return [to_contract(x) for x in extract(abstracts, extractor=extractor, model=model, jobs=jobs)]
+
+
+def evaluate_entities(gold: list[dict], *, extractor: str, model: str, jobs: int = 1) -> dict:
+    """Run ``extractor`` over the gold abstracts and score entities and paper facts."""
+    preds = predict(gold, extractor=extractor, model=model, jobs=jobs)
     return {"abstracts": len(gold), "extractor": extractor, "entities": score_entities(preds, gold),
             "paper_facts": score_paper_facts(preds, gold)}

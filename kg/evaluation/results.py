@@ -83,12 +83,9 @@ def score_results(predictions: Iterable[dict], gold: Iterable[dict]) -> dict:
 
 def evaluate_results(gold: list[dict], *, extractor: str, model: str, jobs: int = 1) -> dict:
     """Run ``extractor`` over the gold abstracts and score its result records."""
-    from kg.contract import to_contract
-    from kg.extractors.pipeline import extract
-    from kg.records import Abstract
+    from kg.evaluation.entities import predict
 
-    abstracts = [Abstract(g["id"], g["abstract"], title=g.get("title", ""), year=g.get("year")) for g in gold]
-    preds = [to_contract(x) for x in extract(abstracts, extractor=extractor, model=model, jobs=jobs)]
+    preds = predict(gold, extractor=extractor, model=model, jobs=jobs)
     return {"abstracts": len(gold), "extractor": extractor, **score_results(preds, gold)}
 
 
