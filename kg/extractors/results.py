@@ -181,6 +181,8 @@ _NAME_LIKE = re.compile(
 _NAME_CONTINUES = re.compile(r"(?:\s(?:Pro|Max|Mini|Ultra|Flash|Turbo|Instruct|Chat|Base|XL|\d+(?:\.\d+)?[BMK]))+\b")
 """Words after a model name that belong to it: "Gemini-2.5 Pro", "Llama-4 17B"."""
 _NOT_NAMES = frozenset("AI ML NLP CV RL LLM LLMs MLLM MLLMs VLM VLMs GPU GPUs CPU CPUs API URL PDF ICLR ICML NeurIPS SOTA SFT".split())
+_PRONOUNS = frozenset("We Our Us This These Those Their Its It They Both All Each Such".split())
+"""Capitalised words that start a sentence ("We benchmark", "Our benchmarks show"), never a benchmark's name."""
 _NOT_NAME = re.compile(rf"(?:{'|'.join(_NOT_NAMES)})$|(?:top|bottom|first|last|step|stage|layer|level|round|k|n)-?\d", re.I)
 """Name-like tokens that name no method: generic acronyms, and indices such as "top-40"."""
 _PROPOSE = re.compile(r"\b(?:we|this paper|this work)\s+(?:\w+ly\s+)?(?:propose|introduce|present|develop|design|devise|call|name|term|dub)\w*\b|\b(?:called|named|dubbed|termed)\b", re.I)
@@ -636,6 +638,9 @@ def _dataset(
         return text[hit[0]:hit[1]], hit[2]  # type: ignore[return-value]
     if listed and listed.dataset:
         return listed.dataset, listed.dataset_entity
+    if before:  # "Experiments on ImageNet-1K show ..., gains of 3%": the sentence's benchmark, across a clause break
+        group = _group(text, before)
+        return ", ".join(text[s:e] for s, e, _ in group), group[0][2]
     return ctx.benchmark or (None, None)
 
 
@@ -667,7 +672,7 @@ def _dataset_names(ctx: _Context, lo: int, hi: int) -> list[tuple[int, int, int 
 def _dataset_like(name: str, own: str | None) -> bool:
     """A capitalised name that is not the paper's method, a metric or a model family."""
     tokens = name.split()
-    return not (name == own or _is_metric(name)
+    return not (name == own or _is_metric(name) or tokens[0] in _PRONOUNS
                 or any(t in _NOT_NAMES or _MODEL_FAMILY.match(t) for t in tokens)
                 or not re.search(r"[A-Z].*[A-Z\d]|[A-Z][a-z]+[A-Z]|^[A-Z][a-z]+$", name))
 

@@ -17,7 +17,7 @@ from kg.settings import shared_path
 
 FIELDS = ("start", "end", "low", "high", "unit", "kind", "direction", "qualifier", "method", "baseline", "metric", "dataset")
 DEV_DETECT_FLOOR = 93.0  # measured 98.0 on results-dev.json (text only); a regression below fails
-DEV_TUPLE_FLOOR = 50.0  # measured 56.1
+DEV_TUPLE_FLOOR = 56.0  # measured 61.2
 
 
 def values(text: str) -> list[str]:
@@ -180,6 +180,18 @@ def only_with(text, mentions, relations):
 def test_results_proposed_method_when_the_sentence_names_none():
     r = find_results("We propose **Tequila**, a quantization method. On ARC, it achieves a 4% accuracy gain.")[0]
     assert (r.method, r.dataset, r.metric) == ("Tequila", "ARC", "accuracy")
+
+
+def test_results_benchmark_named_earlier_in_the_sentence_across_a_clause_break():
+    r = find_results("Experiments on ImageNet-1K demonstrate that CAT outperforms prior methods, delivering "
+                     "improvements of more than 3\\% when combined with strong baselines.")[0]
+    assert (r.text, r.dataset) == ("3\\%", "ImageNet-1K")
+
+
+@pytest.mark.parametrize("text", ["We benchmark 10 LLMs: while Claude reaches 78.95% task success, most achieve only 30-50%.",
+                                  "Our benchmarks demonstrate that our approach exceeds 99% soundness."])
+def test_results_a_pronoun_before_benchmark_is_no_dataset(text):
+    assert all(r.dataset is None for r in find_results(text))
 
 
 def test_results_respectively_pairs_names_and_numbers():
