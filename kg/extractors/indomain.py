@@ -124,11 +124,15 @@ class EntityMentions:
         titled = title_abbreviation(doc.user_data.get("title", ""))
         if titled and titled[1] not in pairs:  # "DeMo: Decoupled Momentum Optimization" as the title
             pairs[titled[1]] = titled
-        mentions = []
+        named = []
         for start, end, label, source in found:
             surface = text[start:end]
             aliases = pairs.get(surface) or long_spans.get((start, end)) or ()
-            key = canonical(aliases[0]) if aliases else canonical(surface)
+            named.append((start, end, label, source, aliases, canonical(aliases[0]) if aliases else canonical(surface)))
+        labels = _one_label_per_name([(start, label, key) for start, _, label, _, _, key in named])
+        mentions = []
+        for start, end, _, source, aliases, key in named:
+            surface, label = text[start:end], labels[key]
             ss, se = next(((a, b) for a, b in sents if a <= start < b), (start, end))
             m = Mention(start, end, surface, label, key, ss, se, f"{EXTRACTOR_NAME}:{source}", 1.0, aliases)
             if self.confidence is not None:
@@ -137,6 +141,20 @@ class EntityMentions:
             mentions.append(m)
         doc._.kg_mentions = tuple(mentions)
         return doc
+
+
+def _one_label_per_name(mentions: list[tuple[int, str, str]]) -> dict[str, str]:
+    """One label per name (acronym and long form together) in an abstract: the one most of its
+    mentions got, ties to the earliest.  The recogniser decides each mention alone and sometimes
+    calls a name a Problem once and a Method later; the guidelines give a name one type per abstract.
+
+        >>> _one_label_per_name([(0, "Problem", "ilp"), (40, "Method", "ilp"), (90, "Method", "ilp")])
+        {'ilp': 'Method'}
+    """
+    votes: dict[str, dict[str, list[int]]] = {}
+    for start, label, key in mentions:
+        votes.setdefault(key, {}).setdefault(label, []).append(start)
+    return {key: max(by_label, key=lambda lab: (len(by_label[lab]), -min(by_label[lab]))) for key, by_label in votes.items()}
 
 
 def _with_abbreviations(doc: Doc, text: str, found: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:
