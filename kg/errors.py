@@ -39,5 +39,9 @@ class UnknownEntity(KGError):
         self.suggestions = suggestions
 
 
+class BackendUnavailable(KGError):
+    """A query backend (a Neo4j server) cannot be reached or stopped answering; asking again once it is back works."""
+
+
 class ExplorerUnavailable(KGError):
     """The explorer's renderer bundle is not installed; every other output can still be written."""

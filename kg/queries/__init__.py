@@ -134,7 +134,8 @@ def run(
     if backend == "neo4j" and driver is None and uri is not None:
         import neo4j
 
-        with neo4j.GraphDatabase.driver(uri, auth=auth) as own:
+        # One question, asked once: a few seconds of retries, not the driver's default thirty.
+        with neo4j.GraphDatabase.driver(uri, auth=auth, max_transaction_retry_time=5.0, connection_timeout=5.0) as own:
             return _run(query, params or {}, CypherBackend(own, database))
     return _run(query, params or {}, _backend(backend, graph=graph, store=store, driver=driver, database=database))
 

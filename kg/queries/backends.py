@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from kg.errors import BackendUnavailable
 from kg.queries.spec import Param
 from kg.schema import check_label
 from kg.schema import vocab as v
@@ -257,10 +258,18 @@ class CypherBackend:
 
     def _read(self, text: str, parameters: dict[str, Any]) -> list[dict[str, Any]]:
         import neo4j
+        import neo4j.exceptions as nex
 
-        records, _, _ = self.driver.execute_query(
-            text, parameters_=parameters, database_=self.database, routing_=neo4j.RoutingControl.READ
-        )
+        try:
+            records, _, _ = self.driver.execute_query(
+                text, parameters_=parameters, database_=self.database, routing_=neo4j.RoutingControl.READ
+            )
+        except (nex.ServiceUnavailable, nex.SessionExpired, nex.DatabaseUnavailable) as e:
+            # A server that is down or stopped mid-query: the driver retried; say what to do, not a traceback.
+            raise BackendUnavailable(
+                f"Neo4j does not answer ({type(e).__name__}: {' '.join(str(e).split())}); start it with "
+                "`scripts/neo4j-local start` or `docker compose up -d` (or set NEO4J_URI) and ask again"
+            ) from None
         return [record.data() for record in records]
 
     def execute(self, text: str, values: dict[str, Any], params: Sequence[Param], cap: int | None = None) -> list[dict[str, Any]]:

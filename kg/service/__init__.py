@@ -22,7 +22,7 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 
-from kg.errors import KGError, QueryNotFound, UnknownEntity
+from kg.errors import BackendUnavailable, KGError, QueryNotFound, UnknownEntity
 from kg.records import ENTITY_LABELS
 from kg.service import nodes
 from kg.service.sparql import RESULT_TYPES, Overloaded, QueryRefused, QueryTimeout, SparqlPool, negotiate
@@ -148,7 +148,8 @@ class Service:
         if backend == "neo4j":
             import neo4j
 
-            self.driver = neo4j.GraphDatabase.driver(settings.neo4j_uri, auth=(settings.neo4j_user, settings.neo4j_password))
+            self.driver = neo4j.GraphDatabase.driver(settings.neo4j_uri, auth=(settings.neo4j_user, settings.neo4j_password),
+                                                 max_transaction_retry_time=5.0, connection_timeout=5.0)
         self._reading, self._writing = threading.Lock(), threading.Lock()
         self._browser: dict[str, tuple[bytes, str]] | None = None
         self._browser_base = ""
@@ -286,6 +287,10 @@ def create_app(graph: Any, *, backend: str, settings: Any, cors: str | None = No
 
     @app.exception_handler(Overloaded)
     async def _on_busy(request: Request, exc: Overloaded) -> JSONResponse:
+        return problem(503, str(exc))
+
+    @app.exception_handler(BackendUnavailable)
+    async def _on_backend_down(request: Request, exc: BackendUnavailable) -> JSONResponse:
         return problem(503, str(exc))
 
     @app.exception_handler(KGError)

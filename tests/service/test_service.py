@@ -165,3 +165,23 @@ def test_service_neo4j_backend_answers_as_embedded(seeds_out: Path) -> None:
             got = client.get(f"/api/queries/{name}", params={k: str(v) for k, v in params.items()})
             assert got.status_code == 200, (name, got.text)
             assert got.json()["rows"] == kg.api.query(name, params, out=seeds_out), name
+
+
+def test_service_neo4j_backend_without_a_server_answers_503_problem(seeds_out: Path) -> None:
+    """Neo4j down behind `kg serve --backend neo4j`: a 503 problem saying what to start, not a 500."""
+    import socket
+    from dataclasses import replace
+
+    from fastapi.testclient import TestClient
+
+    from kg.settings import Settings
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    settings = replace(Settings.from_env(), neo4j_uri=f"bolt://127.0.0.1:{port}")
+    with TestClient(kg.api.app(seeds_out, backend="neo4j", settings=settings, sparql_workers=1)) as client:
+        got = client.get("/api/queries/top_entities", params={"type": "Method"})
+    assert got.status_code == 503
+    assert got.headers["content-type"].startswith("application/problem+json")
+    assert "Neo4j does not answer" in got.json()["detail"] and "scripts/neo4j-local start" in got.json()["detail"]

@@ -459,6 +459,78 @@ def test_neo4j_killed_mid_load_then_rerun_is_exact(db):
     assert _duplicates(db) == 0
 
 
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_neo4j_query_against_no_server_is_a_clear_error_within_seconds():
+    """No server at the URI: BackendUnavailable naming the way out after a few seconds of retries
+    (the driver's default would retry for thirty), not a driver traceback."""
+    from kg import queries
+    from kg.errors import BackendUnavailable
+
+    started = time.monotonic()
+    with pytest.raises(BackendUnavailable, match=r"Neo4j does not answer \(ServiceUnavailable.*scripts/neo4j-local start"):
+        queries.run("top_entities", {"type": "Method"}, "neo4j", uri=f"bolt://127.0.0.1:{_free_port()}", auth=("neo4j", "x"))
+    assert time.monotonic() - started < 25
+
+
+@pytest.mark.neo4j
+def test_neo4j_stopped_mid_query_is_a_clear_error_and_asking_again_works(db):
+    """kill -9 the server while canned queries run back to back: the one in flight ends in
+    BackendUnavailable (no driver error leaks); once the server is back the same question gets
+    the same rows."""
+    import neo4j
+
+    from kg import queries
+    from kg.errors import BackendUnavailable
+    from kg.stores import neo4j as sink
+    from kg.testing import synthetic_graph
+
+    pid = _server_pid()
+    if pid is None:
+        if os.environ.get("KG_REQUIRE_NEO4J") == "1":
+            pytest.fail("KG_REQUIRE_NEO4J=1 but the server was not started by scripts/neo4j-local")
+        pytest.skip("the server was not started by scripts/neo4j-local (no pid file)")
+    sink.load(aggregate(synthetic_graph(300, seed=3)), **_kw(db), progress=False)
+    asked = {"type": "Method"}
+    auth = (db.neo4j_user, db.neo4j_password)
+    with neo4j.GraphDatabase.driver(db.neo4j_uri, auth=auth) as driver:
+        before = queries.run("top_entities", asked, "neo4j", driver=driver, database=db.neo4j_database)
+    assert before
+    answered: list[int] = []
+    ended: list[BaseException] = []
+
+    def ask_until_it_fails() -> None:
+        with neo4j.GraphDatabase.driver(db.neo4j_uri, auth=auth, max_transaction_retry_time=2.0, connection_timeout=5.0) as d:
+            try:
+                while True:
+                    queries.run("top_entities", asked, "neo4j", driver=d, database=db.neo4j_database)
+                    answered.append(1)
+            except BaseException as e:  # noqa: BLE001 - handed to the test thread
+                ended.append(e)
+
+    asker = threading.Thread(target=ask_until_it_fails)
+    asker.start()
+    deadline = time.monotonic() + 120
+    while len(answered) < 3:
+        assert asker.is_alive() and time.monotonic() < deadline, ended
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+    asker.join(timeout=120)
+    assert not asker.is_alive()
+    assert len(ended) == 1 and isinstance(ended[0], BackendUnavailable), ended
+    assert "Neo4j does not answer" in str(ended[0]) and "scripts/neo4j-local start" in str(ended[0])
+
+    subprocess.run([str(SCRIPT), "start"], check=True, timeout=600)
+    with neo4j.GraphDatabase.driver(db.neo4j_uri, auth=auth) as driver:
+        assert queries.run("top_entities", asked, "neo4j", driver=driver, database=db.neo4j_database) == before
+
+
 @pytest.mark.neo4j
 def test_neo4j_count_covers_only_allow_list(db, tiny_graph):
     from kg.stores import neo4j as sink
