@@ -29,8 +29,8 @@ from kg.errors import ClusterError, KGError
 from kg.records import Abstract, Extraction
 
 DEFAULT_BATCH = 64
-"""Abstracts per Dask task: about two seconds of work with the default extractor, against a few
-milliseconds of scheduling (``python bench/dask_extract.py``)."""
+"""Abstracts per Dask task: about two seconds of work for the default extractor on a free core, against
+tens of milliseconds of scheduling (``python bench/dask_extract.py``)."""
 CONNECT_TIMEOUT = 10.0
 """Seconds to reach the scheduler before giving up."""
 WORKER_TIMEOUT = 60.0
