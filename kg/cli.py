@@ -95,10 +95,14 @@ def cli() -> None:
 @click.option("--neo4j", "neo4j_uri", default=None, metavar="URI", help="Also load the graph into Neo4j at URI (password from NEO4J_PASSWORD).")
 @click.option("--min-confidence", type=click.FloatRange(0.0, 1.0), default=0.0, show_default=True,
               help="Leave out mentions and relations less sure than this (precision for recall).")
+@click.option("--dask", "dask", default=None, metavar="ADDRESS",
+              help="Extract on a Dask cluster: a scheduler address (tcp://host:8786), or local[:N] for N local workers (default 2).")
+@click.option("--dask-batch-size", type=click.IntRange(min=1), default=None, help="Abstracts per Dask task (default 64).")
 @_load_mode_options
 @_extraction_options
 @_errors
-def build(sources: tuple[Path, ...], out: Path, limit: int | None, neo4j_uri: str | None, min_confidence: float, jobs: int | None, model: str | None, extractor: str | None, on_error: str,
+def build(sources: tuple[Path, ...], out: Path, limit: int | None, neo4j_uri: str | None, min_confidence: float, dask: str | None,
+          dask_batch_size: int | None, jobs: int | None, model: str | None, extractor: str | None, on_error: str,
           mode: str, bulk: bool, overwrite: bool) -> None:
     """Build the graph, RDF store, exports, explorer and summary from abstracts.
 
@@ -107,12 +111,13 @@ def build(sources: tuple[Path, ...], out: Path, limit: int | None, neo4j_uri: st
     \b
     Example:
         kg build ../shared/seeds -o out/
+        kg build ../shared/corpus/iclr2026.jsonl.gz -o iclr/ --dask tcp://10.0.0.5:8786
     """
     s = Settings.from_env(jobs=jobs, spacy_model=model, extractor=extractor, neo4j_uri=neo4j_uri)
     with _progress(None, "extracting") as bar:
         result = api.build(sources, out, extractor=s.extractor, model=s.spacy_model, jobs=s.jobs, on_error=on_error, progress=bar.update, limit=limit,
                            min_confidence=min_confidence, neo4j=s if neo4j_uri else None, bulk=_bulk(mode, bulk),
-                           overwrite=overwrite)
+                           overwrite=overwrite, dask=dask, dask_batch=dask_batch_size)
     _echo_json(_printable(result.summary))
     explorer = result.summary.get("explorer") or f"explorer: {result.out / 'explorer.html'}"
     click.echo(f"graph written to {result.out}/ ; {explorer}", err=True)

@@ -27,6 +27,10 @@ class BuildError(KGError):
     """A build could not complete; the previous output is left untouched."""
 
 
+class ClusterError(KGError):
+    """A Dask cluster could not run the extraction: unreachable, workers missing a package, workers dying."""
+
+
 class QueryNotFound(KGError):
     """A canned query, one of its parameters or a query backend is not known."""
 

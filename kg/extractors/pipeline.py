@@ -6,12 +6,13 @@ import multiprocessing
 from dataclasses import replace
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
+from typing import Any
 
 import spacy
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from kg.errors import UnknownName
+from kg.errors import ClusterError, UnknownName
 from kg.extractors import abbreviations as _abbreviations  # noqa: F401  (registers kg_abbreviations)
 from kg.extractors import bounds as _bounds  # noqa: F401  (registers kg_bounds)
 from kg.extractors import rules as _rules  # noqa: F401  (registers kg_rules)
@@ -129,11 +130,26 @@ def extract(
     model: str = DEFAULT_MODEL,
     jobs: int = 1,
     batch_size: int = 32,
+    dask: Any = None,
+    dask_batch: int | None = None,
 ) -> Iterator[Extraction]:
-    """Extract from each abstract, in input order, on ``jobs`` processes.
+    """Extract from each abstract, in input order, on ``jobs`` processes, or on the Dask cluster
+    ``dask`` names (``local``, ``local:N``, a scheduler address or a ``distributed.Client``) in
+    batches of ``dask_batch`` abstracts (``kg.extractors.distributed``).
 
     Offsets index ``Abstract.text``: the NLP sees ``clean_for_nlp(text)``, which has the same length.
     """
+    if dask is not None:
+        try:
+            from kg.extractors.distributed import DEFAULT_BATCH, extract_on_dask
+        except ModuleNotFoundError as exc:
+            if exc.name not in ("distributed", "dask"):
+                raise
+            raise ClusterError(f'Dask extraction needs the distributed scheduler: pip install "paperkg[dask]" ({exc})') from exc
+
+        yield from extract_on_dask(abstracts, address=dask, extractor=extractor, model=model, batch_size=batch_size,
+                                   dask_batch=dask_batch or DEFAULT_BATCH)
+        return
     if jobs <= 1:
         nlp = load_pipeline(extractor, model)
         for doc, abstract in nlp.pipe(((make_doc(nlp, a), a) for a in abstracts), as_tuples=True, batch_size=batch_size):
