@@ -277,9 +277,12 @@ def write_outputs(graph: GraphDocument, summary: dict[str, Any], out: Path, *, s
     name = ""
     try:
         t0 = time.perf_counter()
+        each = {}
         for name, write in writers:
+            t1 = time.perf_counter()
             write(tmp / name)
-        summary.setdefault("seconds", {})["write"] = round(time.perf_counter() - t0, 2)
+            each[name] = round(time.perf_counter() - t1, 2)
+        summary.setdefault("seconds", {}).update(write=round(time.perf_counter() - t0, 2), writers=each)
         if started is not None:
             summary["seconds"]["total"] = round(time.perf_counter() - started, 2)
         name = "summary.json"
