@@ -119,8 +119,12 @@ def test_update_changed_abstract_renames_an_entity(tmp_path: Path, seed_abstract
 def test_update_add_of_unchanged_papers_writes_nothing(tmp_path: Path, seed_abstracts, seeds_out: Path) -> None:
     out = _copy(seeds_out, tmp_path)
     before = {p.name: p.stat().st_mtime_ns for p in out.iterdir()}
-    result = kg.api.add(out, [_jsonl(tmp_path / "same.jsonl", seed_abstracts[:3])])
+    same = _jsonl(tmp_path / "same.jsonl", seed_abstracts[:3])
+    result = kg.api.add(out, [same])
     assert (result.added, result.replaced, result.unchanged) == ((), (), tuple(sorted(a.id for a in seed_abstracts[:3])))
+    done = CliRunner().invoke(cli, ["add", str(out), str(same)])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)["papers"] == 38 and f"papers unchanged 3; graph in {out}/" in done.stderr
     assert {p.name: p.stat().st_mtime_ns for p in out.iterdir()} == before
     assert output_digest(out) == output_digest(seeds_out)
 
