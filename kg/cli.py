@@ -125,6 +125,51 @@ def build(sources: tuple[Path, ...], out: Path, limit: int | None, neo4j_uri: st
         _echo_report(result.neo4j)
 
 
+@cli.command()
+@click.argument("out", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("sources", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--min-confidence", type=click.FloatRange(0.0, 1.0), default=0.0, show_default=True,
+              help="The minimum confidence OUT was built with.")
+@_extraction_options
+@_errors
+def add(out: Path, sources: tuple[Path, ...], min_confidence: float, jobs: int | None, model: str | None, extractor: str | None,
+        on_error: str) -> None:
+    """Add new papers to a built graph, or replace changed ones (matched by id), in place.
+
+    Only the new and changed abstracts are extracted; the outputs are then exactly what `kg build`
+    of the final set of papers writes. Use the extractor, model and --min-confidence OUT was built with.
+
+    \b
+    Example:
+        kg add out/ new-papers.jsonl
+    """
+    s = Settings.from_env(jobs=jobs, spacy_model=model, extractor=extractor)
+    with _progress(None, "extracting") as bar:
+        result = api.add(out, sources, extractor=s.extractor, model=s.spacy_model, jobs=s.jobs, on_error=on_error,
+                         progress=bar.update, min_confidence=min_confidence)
+    _echo_update(result)
+
+
+@cli.command()
+@click.argument("out", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("ids", nargs=-1, required=True)
+@_errors
+def remove(out: Path, ids: tuple[str, ...]) -> None:
+    """Remove papers (by id, or paper:ID) from a built graph, in place, with what only they supported.
+
+    \b
+    Example:
+        kg remove out/ 3e1zmXNdME paper:ev9gLf4piX
+    """
+    _echo_update(api.remove(out, ids))
+
+
+def _echo_update(result: api.UpdateResult) -> None:
+    _echo_json(_printable(result.summary))
+    changes = ", ".join(f"{kind} {len(ids)}" for kind in ("added", "replaced", "unchanged", "removed") if (ids := getattr(result, kind)))
+    click.echo(f"papers {changes}; graph in {result.out}/", err=True)
+
+
 def _printable(summary: dict[str, Any]) -> dict[str, Any]:
     shown = dict(summary)
     skipped = shown.pop("skipped", [])

@@ -19,7 +19,8 @@ above U+FFFF, control characters, huge tokens, unbalanced ``$`` and braces), for
 hypothesis strategies and ``bench/fuzz.py`` alike.
 
 ``output_digest``: one hash of a built folder's content, so that fault tests and ``bench/faults.py``
-can say a graph survived a killed build byte for byte, or that a rerun equals a clean build.
+can say a graph survived a killed build byte for byte, or that a rerun equals a clean build, and the
+update tests that ``kg add`` / ``kg remove`` leave what a build of the final set of papers writes.
 """
 
 from __future__ import annotations
@@ -226,14 +227,17 @@ def param_sets(doc: GraphDocument) -> dict[str, list[dict]]:
 
 
 def output_digest(out: str | Path) -> str:
-    """SHA-256 of a build's outputs: the files, the store's statements (sorted: its files are not
-    byte-stable) and the summary without its timings."""
+    """SHA-256 of a build's outputs: the files (the kept extraction records too, where there are
+    any), the store's statements (sorted: its files are not byte-stable) and the summary without its
+    timings.  ``kg add`` and ``kg remove`` must leave the digest a build of the final set of papers has."""
     from kg.stores.rdf import open_store
 
     out = Path(out)
     digest = hashlib.sha256()
     for name in ("graph.ttl", "graph.json", "graph.graphml", "explorer.html"):
         digest.update(name.encode() + b"\0" + (out / name).read_bytes())
+    if (out / "extractions.jsonl.gz").exists():
+        digest.update(b"extractions.jsonl.gz\0" + (out / "extractions.jsonl.gz").read_bytes())
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     summary.pop("seconds", None)
     digest.update(json.dumps(summary, sort_keys=True).encode())

@@ -1,0 +1,109 @@
+"""Benchmark: `kg add` of N new abstracts to a graph of M papers and `kg remove` of N papers, against a
+full `kg build` of the same final set, each split into extraction and resolve + write seconds.
+
+The graph is built from the first M ICLR 2026 abstracts (``--papers all``: the whole file, the full
+ICLR graph; about 20 minutes on 2 cores); the N new ones are the next N of the file, or with
+``--papers all`` the first N of the older ICLR/ICML/NeurIPS file.  `kg add` adds them, a full build of
+the M + N papers is timed for comparison, then `kg remove` takes the same N out again and is compared
+with the first build (the same final set).  Extraction is ``summary.json``'s ``seconds.extract`` (for an
+update: reading the sources, loading the pipeline and extracting the new papers); resolve + write is
+the rest of the run, reading the kept extraction records included.  The last column says whether
+the updated folder equals the full build's (``kg.testing.output_digest``).
+Run: python bench/update.py [--papers 2000] [--n 100] [--jobs 1]
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import click
+
+import kg
+from kg.corpus import read_abstracts
+from kg.records import Abstract
+from kg.settings import shared_path
+from kg.testing import output_digest
+
+CORPUS = shared_path("corpus", "iclr2026.jsonl.gz")
+OLDER = shared_path("corpus", "iclr-icml-neurips-older.jsonl.gz")
+
+
+def _jsonl(path: Path, abstracts: list[Abstract]) -> Path:
+    with path.open("w", encoding="utf-8") as f:
+        for a in abstracts:
+            f.write(json.dumps({"id": a.id, "title": a.title, "abstract": a.text, "year": a.year, "venue": a.venue,
+                                "primary_area": a.primary_area, "decision": a.decision, "openreview_url": a.url,
+                                "keywords": list(a.keywords), "authors": list(a.authors)}, ensure_ascii=False) + "\n")
+    return path
+
+
+def _row(what: str, papers: str, seconds: dict, wall: float, same: str = "") -> str:
+    """Extraction, then the rest split into reading the kept records, resolving (with the aggregates)
+    and writing the outputs."""
+    extract, records, write = seconds.get("extract", 0.0), seconds.get("records", 0.0), seconds["write"]
+    rest = wall - extract
+    return (f"| {what} | {papers} | {extract:.1f} | {rest:.1f} | {records:.1f} | {rest - records - write:.1f} | {write:.1f} | "
+            f"{wall:.1f} | {same} |")
+
+
+@click.command()
+@click.option("--papers", default="2000", show_default=True, help="M, papers in the graph updated ('all': the whole corpus file).")
+@click.option("--n", type=int, default=100, show_default=True, help="N, abstracts added, then removed.")
+@click.option("--jobs", type=int, default=1, show_default=True)
+@click.option("--corpus", type=click.Path(exists=True, path_type=Path), default=CORPUS)
+def main(papers: str, n: int, jobs: int, corpus: Path) -> None:
+    abstracts = list(read_abstracts([corpus]))
+    if papers == "all":
+        base, new = abstracts, [a for a in read_abstracts([OLDER]) if a.id not in {b.id for b in abstracts}][:n]
+    else:
+        base, new = abstracts[: int(papers)], abstracts[int(papers): int(papers) + n]
+    m = len(base)
+    work = Path(tempfile.mkdtemp(prefix="bench-update-"))
+    try:
+        base_src, final_src, new_src = _jsonl(work / "base.jsonl", base), _jsonl(work / "final.jsonl", base + new), _jsonl(work / "new.jsonl", new)
+        out, rebuilt, initial = work / "out", work / "rebuilt", work / "initial"
+        rows = []
+
+        t0 = time.perf_counter()
+        first = kg.build([base_src], initial, jobs=jobs)
+        initial_wall = time.perf_counter() - t0
+        shutil.copytree(initial, out)
+
+        t0 = time.perf_counter()
+        added = kg.api.add(out, [new_src], jobs=jobs)
+        wall = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        full = kg.build([final_src], rebuilt, jobs=jobs)
+        full_wall = time.perf_counter() - t0
+        same = "yes" if output_digest(out) == output_digest(rebuilt) else "NO"
+        rows.append(_row(f"kg add {len(added.added)}", f"{m} -> {m + len(new)}", added.summary["seconds"], wall, same))
+        rows.append(_row("full kg build", f"{m + len(new)}", full.summary["seconds"], full_wall))
+
+        t0 = time.perf_counter()
+        removed = kg.api.remove(out, [a.id for a in new])
+        wall = time.perf_counter() - t0
+        same = "yes" if output_digest(out) == output_digest(initial) else "NO"
+        rows.append(_row(f"kg remove {len(removed.removed)}", f"{m + len(new)} -> {m}", removed.summary["seconds"], wall, same))
+        rows.append(_row("full kg build", f"{m}", first.summary["seconds"], initial_wall))
+
+        records = (out / "extractions.jsonl.gz").stat().st_size / 2**20
+        print(f"graph of {m} papers: {full.summary['nodes']:,} nodes, {full.summary['edges']:,} edges; "
+              f"kept extraction records {records:.1f} MB; jobs {jobs}")
+        print("| run | papers | extraction s | resolve + write s | of which: kept records s | resolve s | write s | total s | same as full build |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for row in rows:
+            print(row)
+        for what, result in (("kg add", added), ("kg remove", removed), ("full build", full)):
+            print(f"{what} writers s: " + ", ".join(f"{k} {v:.1f}" for k, v in result.summary["seconds"]["writers"].items()))
+        print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
