@@ -19,6 +19,7 @@ from urllib.parse import parse_qs, parse_qsl
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 
@@ -253,7 +254,9 @@ def create_app(graph: Any, *, backend: str, settings: Any, cors: str | None = No
     from kg import queries
 
     service = Service(graph, backend, settings, sparql_workers)
-    app = FastAPI(title="paperkg", version="1", description=__doc__, responses=_ERRORS)
+    # Swagger UI from the package, not a CDN: /docs works offline and sends nothing out.  No ReDoc:
+    # its bundle fetches a logo from its CDN.
+    app = FastAPIOffline(title="paperkg", version="1", description=__doc__, responses=_ERRORS, redoc_url=None)
     app.state.service = service
     app.router.on_shutdown.append(service.close)
     if cors:

@@ -170,3 +170,24 @@ def test_security_hostile_graph_never_runs_script_in_the_browser(hostile_out: Pa
         page.close()
     finally:
         server.stop()
+
+
+@pytest.mark.browser
+def test_security_api_docs_render_with_every_request_kept_on_the_server(live, browser) -> None:
+    """/docs loads Swagger UI from the service itself: with every other host blocked it still lists
+    the canned queries, and nothing was requested elsewhere."""
+    page = browser.new_page()
+    elsewhere: list[str] = []
+
+    def only_local(route) -> None:
+        if route.request.url.startswith(live.url):
+            route.continue_()
+        else:
+            elsewhere.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", only_local)
+    page.goto(live.url + "/docs")
+    page.get_by_text("/api/queries/methods_for_problem").first.wait_for(timeout=60_000)
+    page.close()
+    assert elsewhere == []
