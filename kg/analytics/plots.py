@@ -34,6 +34,9 @@ def trend_lines(yearly: pd.DataFrame, normalize: bool = True, title: str | None 
     for name, rows in yearly.groupby("name", sort=False):
         ax.plot(rows["year"], rows[column] * (100 if normalize else 1), marker="o", label=str(name))
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    if yearly["year"].nunique() == 1:  # one year: matplotlib would pad it by a century each side
+        year = int(yearly["year"].iloc[0])
+        ax.set_xlim(year - 1, year + 1)
     ax.set_xlabel("year")
     ax.set_ylabel("% of the year's papers naming it" if normalize else "papers naming it")
     ax.set_title(title or "Mentions per year")

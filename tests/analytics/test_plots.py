@@ -28,6 +28,16 @@ def test_plots_trend_lines_have_years_on_the_axis_and_a_legend(tmp_path) -> None
     assert counts.get_ylabel() == "papers naming it" and max(counts.get_lines()[0].get_ydata()) >= 1
 
 
+def test_plots_trend_lines_of_one_year_keep_the_axis_on_that_year() -> None:
+    """A graph of one year's papers (the seeds, a single conference) plots one point per entity."""
+    import pandas as pd
+
+    yearly = pd.DataFrame({"name": ["A", "B"], "year": [2026, 2026], "share": [0.1, 0.05], "papers": [4, 2]})
+    ax = plots.trend_lines(yearly).axes[0]
+    assert ax.get_xlim() == (2025, 2027)
+    assert 2026 in ax.get_xticks()
+
+
 def test_plots_community_overview_names_each_community(tmp_path) -> None:
     summary = analytics.communities(DOC)
     ax = plots.community_overview(summary).axes[0]
