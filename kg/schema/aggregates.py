@@ -88,6 +88,12 @@ CO_OCCURRING_MIN_PAPERS = 10
 query counts fast enough; storing them too would triple the rows."""
 ANY_LABEL = "*"
 """The label part of the key of a co-occurrence's rank among entities of every label."""
+NEIGHBOURHOOD_MIN_EDGES = 100
+"""Nodes with at least this many edges keep a ``Neighbourhood``: reading a busy node's edges live
+costs ~0.25 s for 5,000 of them ("reinforcement learning"); a node with fewer answers in a few ms."""
+NEIGHBOURHOOD_DEPTH = 100
+"""How many other ends a ``Neighbourhood`` keeps per edge type and direction: a card asking for more
+reads the edges live."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,12 +153,58 @@ class Aggregated:
     """A graph with its build-time aggregates: what every sink writes (the sinks only serialise).
 
     ``graph`` carries the aggregate node and edge properties; ``addressings`` and ``co_occurrences``
-    are the rows stored beside it; ``kinds`` are the kinds computed (``KINDS``)."""
+    are the rows stored beside it; ``kinds`` are the kinds computed (``KINDS``); ``neighbourhoods``
+    serve ``kg serve``'s entity cards, not a canned query, and go to the embedded store only."""
 
     graph: GraphDocument
     addressings: tuple[Addressing, ...]
     co_occurrences: tuple[CoOccurrence, ...]
     kinds: frozenset[str]
+    neighbourhoods: tuple[Neighbourhood, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Neighbourhood:
+    """A busy node's edges summed up for its card in ``kg serve``: per ``"TYPE out"`` / ``"TYPE in"``,
+    the number of edges and the first ``NEIGHBOURHOOD_DEPTH`` other ends as (id, label, name,
+    supporting papers), by (support desc, node IRI), the order the card shows."""
+
+    node: str
+    groups: dict[str, tuple[int, tuple[tuple[str, str, str, int], ...]]]
+
+
+def neighbourhoods(doc: GraphDocument, min_edges: int = NEIGHBOURHOOD_MIN_EDGES) -> list[Neighbourhood]:
+    """A ``Neighbourhood`` for every node with at least ``min_edges`` edges, by node id.
+
+    Example:
+        >>> from kg.records import Edge, Evidence, GraphDocument, Node
+        >>> ev = lambda p: (Evidence(p, 0, 1, 0, 1, "r", 1.0),)
+        >>> doc = GraphDocument((Node("method:a", "Method", "A"), Node("paper:b", "Paper", "B"), Node("paper:é", "Paper", "É")),
+        ...     (Edge("paper:b", "method:a", "MENTIONS", ev("paper:b")), Edge("paper:é", "method:a", "MENTIONS", ev("paper:é"))))
+        >>> [(n.node, n.groups) for n in neighbourhoods(doc, min_edges=2)]  # a tie goes to the IRI first: paper:%C3%A9
+        [('method:a', {'MENTIONS in': (2, (('paper:é', 'Paper', 'É', 1), ('paper:b', 'Paper', 'B', 1)))})]
+    """
+    from kg.schema.vocab import node_iri
+
+    nodes = {n.id: n for n in doc.nodes}
+    ends: dict[str, dict[str, list[tuple[int, str, str]]]] = defaultdict(lambda: defaultdict(list))
+    degree: dict[str, int] = defaultdict(int)
+    for e in doc.edges:
+        degree[e.source] += 1
+        degree[e.target] += 1
+    for e in doc.edges:
+        for here, there, direction in ((e.source, e.target, "out"), (e.target, e.source, "in")):
+            if degree[here] >= min_edges:
+                ends[here][f"{e.type} {direction}"].append((-e.support, node_iri(there), there))
+    out = []
+    for node in sorted(ends):
+        groups = {}
+        for key, items in sorted(ends[node].items()):
+            items.sort()
+            groups[key] = (len(items), tuple((there, nodes[there].label, nodes[there].name, -minus)
+                                             for minus, _, there in items[:NEIGHBOURHOOD_DEPTH]))
+        out.append(Neighbourhood(node, groups))
+    return out
 
 
 def aggregate(doc: GraphDocument, kinds: Iterable[str] = KINDS) -> Aggregated:
@@ -173,6 +225,7 @@ def aggregate(doc: GraphDocument, kinds: Iterable[str] = KINDS) -> Aggregated:
         tuple(addressings(doc)) if "addressings" in kinds else (),
         tuple(co_occurrences(doc)) if "co_occurrences" in kinds else (),
         kinds,
+        tuple(neighbourhoods(doc)),
     )
 
 

@@ -9,8 +9,6 @@ Browser guide.  Errors are RFC 9457 problem details; nothing else leaves the pro
 
 from __future__ import annotations
 
-import csv
-import io
 import threading
 from datetime import datetime, timezone
 from typing import Any
@@ -26,7 +24,8 @@ from starlette.exceptions import HTTPException
 from kg.errors import BackendUnavailable, KGError, QueryNotFound, UnknownEntity
 from kg.records import ENTITY_LABELS
 from kg.service import nodes
-from kg.service.sparql import RESULT_TYPES, Overloaded, QueryRefused, QueryTimeout, SparqlPool, negotiate
+from kg.service.cache import Answers, ResponseCache
+from kg.service.sparql import RESULT_TYPES, Overloaded, QueryRefused, QueryTimeout, QueryTooLarge, SparqlPool, negotiate
 
 MAX_PARAM = 2_000
 """Longest parameter value accepted (characters): names are short, and resolution costs grow with length."""
@@ -105,6 +104,7 @@ class Health(BaseModel):
     built: str
     backend: str
     sparql: dict[str, Any]
+    cache: dict[str, int]
 
 
 _ERRORS = {status: {"model": Problem, "content": {PROBLEM: {}}} for status in (400, 404, 413, 415, 503, 504)}
@@ -135,22 +135,23 @@ def _checked(value: str, what: str) -> str:
 
 
 class Service:
-    """What the routes share: the graph folder, its store, the SPARQL workers, the Neo4j driver."""
+    """What the routes share: the graph folder, its store, the answers kept, the SPARQL workers, the Neo4j driver."""
 
-    def __init__(self, graph: Any, backend: str, settings: Any, sparql_workers: int) -> None:
+    def __init__(self, graph: Any, backend: str, settings: Any, sparql_workers: int, cache_bytes: int = 0) -> None:
         if backend not in ("embedded", "neo4j"):
             raise KGError(f"unknown backend {backend!r} for kg serve; known: embedded, neo4j")
         self.graph = graph
         self.store = self.graph.store  # opened (and its format checked) before the first request
         self.backend, self.settings = backend, settings
+        self.answers = Answers(cache_bytes)
         self.sparql = SparqlPool(str(self.graph.out / "store"), workers=sparql_workers,
-                                 timeout=settings.sparql_timeout, row_cap=settings.sparql_row_cap)
+                                 timeout=settings.sparql_timeout, row_cap=settings.sparql_row_cap,
+                                 memory_mb=settings.sparql_memory_mb)
         self.driver = None
         if backend == "neo4j":
-            import neo4j
+            from kg.stores.neo4j import query_driver
 
-            self.driver = neo4j.GraphDatabase.driver(settings.neo4j_uri, auth=(settings.neo4j_user, settings.neo4j_password),
-                                                 max_transaction_retry_time=5.0, connection_timeout=5.0)
+            self.driver = query_driver(settings.neo4j_uri, (settings.neo4j_user, settings.neo4j_password))
         self._reading, self._writing = threading.Lock(), threading.Lock()
         self._browser: dict[str, tuple[bytes, str]] | None = None
         self._browser_base = ""
@@ -240,25 +241,31 @@ def _param_docs(q: Any) -> list[dict[str, Any]]:
 
 def _rows_response(name: str, values: dict[str, Any], rows: list[dict[str, Any]], columns: list[str], want_csv: bool) -> Response:
     if want_csv:
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\r\n")
-        writer.writerow(columns)
-        for row in rows:
-            writer.writerow(["; ".join(v) if isinstance(v, list) else "" if v is None else v for v in (row[c] for c in columns)])
-        return Response(buffer.getvalue(), media_type="text/csv; charset=utf-8")
+        from kg.queries import to_csv
+
+        return Response(to_csv(rows, columns), media_type="text/csv; charset=utf-8")
     return JSONResponse({"query": name, "params": values, "columns": columns, "rows": rows})
 
 
-def create_app(graph: Any, *, backend: str, settings: Any, cors: str | None = None, sparql_workers: int = 2) -> FastAPI:
+CACHE_MB = 64
+"""Memory for answers kept per server process (``kg serve --cache-mb``)."""
+
+
+def create_app(graph: Any, *, backend: str, settings: Any, cors: str | None = None, sparql_workers: int = 2,
+               cache_mb: float = CACHE_MB) -> FastAPI:
     """The ASGI application over ``graph`` (a ``kg.api.Graph``; see the module docstring)."""
     from kg import queries
 
-    service = Service(graph, backend, settings, sparql_workers)
+    service = Service(graph, backend, settings, sparql_workers, int(cache_mb * 1_000_000))
     # Swagger UI from the package, not a CDN: /docs works offline and sends nothing out.  No ReDoc:
     # its bundle fetches a logo from its CDN.
     app = FastAPIOffline(title="paperkg", version="1", description=__doc__, responses=_ERRORS, redoc_url=None)
     app.state.service = service
     app.router.on_shutdown.append(service.close)
+    # Cards always come from the embedded store; canned answers only when it runs them: a Neo4j
+    # database can be reloaded under a running server.
+    cached = ("/api/entities", "/api/papers") + (("/api/queries/",) if backend == "embedded" else ())
+    app.add_middleware(ResponseCache, answers=service.answers, prefixes=cached)
     if cors:
         from starlette.middleware.cors import CORSMiddleware
 
@@ -289,7 +296,8 @@ def create_app(graph: Any, *, backend: str, settings: Any, cors: str | None = No
         return problem(504, str(exc))
 
     @app.exception_handler(Overloaded)
-    async def _on_busy(request: Request, exc: Overloaded) -> JSONResponse:
+    @app.exception_handler(QueryTooLarge)
+    async def _on_busy(request: Request, exc: KGError) -> JSONResponse:
         return problem(503, str(exc))
 
     @app.exception_handler(BackendUnavailable)
@@ -311,7 +319,9 @@ def create_app(graph: Any, *, backend: str, settings: Any, cors: str | None = No
         built = datetime.fromtimestamp((service.graph.out / "summary.json").stat().st_mtime, timezone.utc)
         return {"status": "ok", "format": summary.get("format", 1), "papers": summary.get("papers", 0),
                 "nodes": summary.get("nodes", 0), "edges": summary.get("edges", 0), "built": built.isoformat(timespec="seconds"),
-                "backend": backend, "sparql": {"timeout_seconds": service.sparql.timeout, "row_cap": service.sparql.row_cap}}
+                "backend": backend, "sparql": {"timeout_seconds": service.sparql.timeout, "row_cap": service.sparql.row_cap,
+                           "memory_mb": service.sparql.memory_mb},
+                "cache": service.answers.stats()}
 
     @app.get("/api/queries", response_model=list[QueryInfo], tags=["queries"])
     def catalogue() -> list[dict[str, Any]]:
@@ -459,3 +469,20 @@ def create_app(graph: Any, *, backend: str, settings: Any, cors: str | None = No
                                                   "Access-Control-Allow-Methods": "GET, OPTIONS"})
 
     return app
+
+
+WORKER_ENV = ("KG_SERVE_OUT", "KG_SERVE_BACKEND", "KG_SERVE_CORS", "KG_SERVE_SPARQL_WORKERS", "KG_SERVE_CACHE_MB")
+"""What ``kg.api.serve`` hands each worker process of ``kg serve --workers N`` besides the settings' own variables."""
+
+
+def from_environment() -> FastAPI:
+    """The application one worker process of ``kg serve --workers N`` builds (uvicorn imports it as a
+    factory in each process): the graph folder and options from ``WORKER_ENV``, settings from theirs."""
+    import os
+
+    from kg import api
+    from kg.settings import Settings
+
+    out, backend, cors, sparql_workers, cache_mb = (os.environ.get(name, "") for name in WORKER_ENV)
+    return create_app(api.open(out), backend=backend, settings=Settings.from_env(), cors=cors or None,
+                      sparql_workers=int(sparql_workers), cache_mb=float(cache_mb))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import json
 from collections import defaultdict
 from typing import Any
 
@@ -14,10 +15,11 @@ from kg.schema import vocab as v
 from kg.schema.aggregates import AGGREGATE_PROPERTIES
 
 _NAMES = {iri: name for name, iri in v.PROPERTY_IRIS.items()}
-_INDEX = frozenset({v.KG + "nameKey", v.KG + "nameFragment", v.KG + "id"})
+_INDEX = frozenset({v.KG + "nameKey", v.KG + "nameFragment", v.KG + "id", v.KG + "neighbourhood"})
 _LISTS = frozenset({"aliases", "keywords", "authors"})
 
 _PROPERTIES = "SELECT ?id ?p ?o WHERE { ?id ?p ?o FILTER(isLiteral(?o) || ?p = rdf:type) }"
+_NEIGHBOURHOOD = "SELECT ?id ?packed WHERE { ?id kg:neighbourhood ?packed }"
 _EDGES = """SELECT ?id ?type ?other ?support WHERE {
   ?edge kg:%s ?id . ?edge kg:edgeType ?type . ?edge kg:%s ?other . ?edge kg:support ?support }"""
 _EVIDENCE = """SELECT ?id ?paper ?title ?start ?end ?sentenceStart ?rule ?confidence ?sentence WHERE {
@@ -66,29 +68,37 @@ def node(store: Any, node_id: str) -> dict[str, Any] | None:
 
 def neighbours(store: Any, node_id: str, per_type: int) -> dict[str, dict[str, Any]]:
     """Edges by ``TYPE out``/``TYPE in``: their count and the ``per_type`` other ends with the most
-    supporting papers.  The busiest node has over 11,000 edges: their solutions are read raw, and
-    names and labels are looked up for the ends shown only."""
-    import pyoxigraph as ox
-
+    supporting papers.  A busy node (over 11,000 edges for "large language model") has them packed at
+    build time (``kg.schema.aggregates.Neighbourhood``); other nodes, and a request for more ends than
+    were packed, read the edges; names and labels are looked up for the ends shown only."""
     from kg.queries.backends import SparqlBackend
+    from kg.schema.aggregates import NEIGHBOURHOOD_DEPTH
+
+    packed = _select(store, _NEIGHBOURHOOD, node_id) if per_type <= NEIGHBOURHOOD_DEPTH else []
+    if packed:
+        return {key: {"count": count, "nodes": [{"id": end, "label": label, "name": name, "support": support}
+                                                for end, label, name, support in ends[:per_type]]}
+                for key, (count, ends) in json.loads(packed[0]["packed"]).items()}
+    counted = _counted(store, node_id, per_type)
+    wanted = sorted({end for _, ends in counted.values() for end, _ in ends})
+    found = {c.id: c for c in SparqlBackend(store).existing(wanted, NODE_LABELS)} if wanted else {}
+    return {key: {"count": count, "nodes": [{"id": end, "label": found[end].label if end in found else "",
+                                             "name": found[end].name if end in found else "", "support": support}
+                                            for end, support in ends]}
+            for key, (count, ends) in counted.items()}
+
+
+def _counted(store: Any, node_id: str, per_type: int) -> dict[str, tuple[int, list[tuple[str, int]]]]:
+    """Count and first ``per_type`` ends (by support desc, IRI) per edge type and direction, read from the edges."""
+    import pyoxigraph as ox
 
     subs = {ox.Variable("id"): ox.NamedNode(v.node_iri(node_id))}
     groups: dict[str, list[tuple[int, str]]] = defaultdict(list)
     for direction, (here, there) in (("out", ("source", "target")), ("in", ("target", "source"))):
         for sol in store.query(_EDGES % (here, there), prefixes=v.PREFIXES, substitutions=subs):
             groups[f"{sol[1].value} {direction}"].append((-int(sol[3].value), sol[2].value))
-    shown = {key: heapq.nsmallest(per_type, items) for key, items in sorted(groups.items())}
-    wanted = sorted({v.node_id(iri) for items in shown.values() for _, iri in items})
-    found = {c.id: c for c in SparqlBackend(store).existing(wanted, NODE_LABELS)} if wanted else {}
-    out = {}
-    for key, items in shown.items():
-        ends = []
-        for minus, iri in items:
-            end = v.node_id(iri)
-            ends.append({"id": end, "label": found[end].label if end in found else "",
-                         "name": found[end].name if end in found else "", "support": -minus})
-        out[key] = {"count": len(groups[key]), "nodes": ends}
-    return out
+    return {key: (len(items), [(v.node_id(iri), -minus) for minus, iri in heapq.nsmallest(per_type, items)])
+            for key, items in sorted(groups.items())}
 
 
 def evidence(store: Any, node_id: str, cap: int) -> list[dict[str, Any]]:

@@ -17,6 +17,7 @@ import json
 import os
 import queue
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -50,6 +51,10 @@ class QueryRefused(KGError):
 
 class QueryTimeout(KGError):
     """A SPARQL query ran past the endpoint's time limit and was stopped."""
+
+
+class QueryTooLarge(KGError):
+    """A SPARQL query needed more memory than a worker may use and was stopped."""
 
 
 class Overloaded(KGError):
@@ -224,10 +229,16 @@ def _csv_term(term: Any) -> str:
 # -- worker processes ----------------------------------------------------------------------------
 
 
-def work(path: str, fd: int) -> None:
-    """A worker's loop: open the store read-only, answer (query, format, cap) on socket ``fd`` until it closes."""
+def work(path: str, fd: int, memory_bytes: int = 0) -> None:
+    """A worker's loop: cap its memory, open the store read-only, answer (query, format, cap) on
+    socket ``fd`` until it closes.  The cap is on the heap (``RLIMIT_DATA``), not on the store's
+    files mapped read-only; a query that needs more aborts the worker, which the pool reports."""
+    import resource
+
     import pyoxigraph as ox
 
+    if memory_bytes > 0:
+        resource.setrlimit(resource.RLIMIT_DATA, (memory_bytes, memory_bytes))
     conn = Connection(fd)
     store = ox.Store.read_only(path)
     conn.send(("ready", None))
@@ -245,12 +256,13 @@ def work(path: str, fd: int) -> None:
 class _Worker:
     """A worker process (a fresh interpreter: forking a threaded server is unsafe) and its socket."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, memory_bytes: int) -> None:
         ours, theirs = socket.socketpair()
         root = str(Path(__file__).resolve().parents[2])  # this checkout's kg, whatever the caller's sys.path
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
-        code = f"from kg.service.sparql import work; work({path!r}, {theirs.fileno()})"
-        self.process = subprocess.Popen([sys.executable, "-c", code], pass_fds=[theirs.fileno()], env=env)
+        code = f"from kg.service.sparql import work; work({path!r}, {theirs.fileno()}, {int(memory_bytes)})"
+        self.process = subprocess.Popen([sys.executable, "-c", code], pass_fds=[theirs.fileno()], env=env,
+                                        stderr=subprocess.DEVNULL)  # an aborted query's allocator message
         theirs.close()
         self.conn = Connection(ours.detach())
         self.conn.recv()  # ready: the store is open
@@ -265,8 +277,9 @@ class SparqlPool:
     """Worker processes that each hold the store read-only; ``run`` gives one query to an idle one
     for at most ``timeout`` seconds, then kills it (``QueryTimeout``) and starts a fresh one."""
 
-    def __init__(self, store_path: str, *, workers: int = 2, timeout: float = 10.0, row_cap: int = 10_000) -> None:
-        self.path, self.timeout, self.row_cap = store_path, timeout, row_cap
+    def __init__(self, store_path: str, *, workers: int = 2, timeout: float = 10.0, row_cap: int = 10_000,
+                 memory_mb: int = 0) -> None:
+        self.path, self.timeout, self.row_cap, self.memory_mb = store_path, timeout, row_cap, memory_mb
         self._idle: queue.Queue[_Worker] = queue.Queue()
         self._all: list[_Worker] = []
         self._lock = threading.Lock()
@@ -275,7 +288,7 @@ class SparqlPool:
             self._add()
 
     def _add(self) -> None:
-        worker = _Worker(self.path)
+        worker = _Worker(self.path, self.memory_mb * 1_000_000)
         with self._lock:
             if self._closed:
                 worker.stop()
@@ -298,8 +311,11 @@ class SparqlPool:
             raise QueryTimeout(f"the query ran past the {self.timeout:g} s limit and was stopped; narrow it or add a LIMIT")
         try:
             status, value = worker.conn.recv()
-        except (EOFError, OSError):  # the worker died (out of memory, a crash): replace it
+        except (EOFError, OSError):  # the worker died (over its memory cap, a crash): replace it
             self._replace(worker)
+            if self.memory_mb and worker.process.returncode == -signal.SIGABRT:
+                raise QueryTooLarge(f"the query needed more than the {self.memory_mb} MB a SPARQL worker may use "
+                                    "and was stopped; narrow it or add a LIMIT") from None
             raise Overloaded("the SPARQL worker stopped while answering; try again") from None
         self._idle.put(worker)
         if status == "error":

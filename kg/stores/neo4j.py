@@ -359,6 +359,16 @@ def _one_line(e: BaseException) -> str:
     return " ".join(str(e).split())
 
 
+QUERY_RETRY_SECONDS = 5.0
+"""A question is asked once: a few seconds of retries and of connecting, not the driver's default thirty."""
+
+
+def query_driver(uri: str, auth: tuple[str, str] | None) -> neo4j.Driver:
+    """A driver for questions (``kg query``, ``kg serve``): a dead server is reported in seconds."""
+    return neo4j.GraphDatabase.driver(uri, auth=auth, max_transaction_retry_time=QUERY_RETRY_SECONDS,
+                                      connection_timeout=QUERY_RETRY_SECONDS)
+
+
 def connect(uri: str, user: str, password: str, retry_seconds: float) -> neo4j.Driver:
     if not uri.startswith(("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://")):
         # The driver also takes http:// (a preview Query API needing aiohttp); we load over Bolt.

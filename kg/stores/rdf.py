@@ -8,6 +8,8 @@ SPARQL parameters are bound with Oxigraph's ``substitutions`` (SEP-0007), never 
 from __future__ import annotations
 
 import hashlib
+import itertools
+import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from decimal import Decimal
 from functools import lru_cache
@@ -153,12 +155,21 @@ def write_store(aggregated: Aggregated, path: Path) -> int:
     aggregates canned queries look up (``kg.schema.aggregates``), and compact it: a bulk load leaves
     overlapping files that make each index look-up of a canned query several times slower."""
     store = ox.Store(str(path))
-    store.bulk_extend(_with_aggregates(aggregated, ox.Quad))
+    store.bulk_extend(itertools.chain(_with_aggregates(aggregated, ox.Quad), _neighbourhoods(aggregated)))
     store.flush()
     store.optimize()
     count = len(store)
     del store
     return count
+
+
+def _neighbourhoods(aggregated: Aggregated) -> Iterator[ox.Quad]:
+    """One ``kg:neighbourhood`` JSON literal per busy node (``kg.schema.aggregates.Neighbourhood``):
+    an index of the store for ``kg serve``'s cards, left out of the Turtle, which is the graph."""
+    p = _predicate(v.KG + "neighbourhood")
+    for n in aggregated.neighbourhoods:
+        packed = {key: [count, [list(end) for end in ends]] for key, (count, ends) in n.groups.items()}
+        yield ox.Quad(_node(n.node), p, ox.Literal(json.dumps(packed, ensure_ascii=False, separators=(",", ":"))))
 
 
 def write_turtle(aggregated: Aggregated, path: Path) -> None:

@@ -40,9 +40,11 @@ def _listening(port: int) -> set[str]:
     return found
 
 
-def test_security_kg_serve_binds_loopback_by_default(seeds_out: Path) -> None:
+@pytest.mark.parametrize("workers", [1, 2])
+def test_security_kg_serve_binds_loopback_by_default(seeds_out: Path, workers: int) -> None:
+    """Also with ``--workers 2``: two server processes on the one loopback socket, each answering as ``kg query``."""
     port = free_port()
-    server = subprocess.Popen([KG, "serve", str(seeds_out), "--port", str(port), "--sparql-workers", "1"],
+    server = subprocess.Popen([KG, "serve", str(seeds_out), "--port", str(port), "--sparql-workers", "1", "--workers", str(workers)],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
@@ -55,6 +57,13 @@ def test_security_kg_serve_binds_loopback_by_default(seeds_out: Path) -> None:
                     raise
                 time.sleep(0.2)
         assert _listening(port) == {"0100007F"}  # 127.0.0.1 only, not 0.0.0.0 or ::
+        expected = kg.api.query("top_entities", {"type": "Method", "limit": 5}, out=seeds_out)
+        for _ in range(8):  # new connections, shared among the processes by the kernel
+            got = httpx.get(f"http://127.0.0.1:{port}/api/queries/top_entities", params={"type": "Method", "limit": "5"}, timeout=30)
+            assert got.json()["rows"] == expected
+        children = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
+        spawned = [c for c in children if b"spawn_main" in Path(f"/proc/{c}/cmdline").read_bytes()]
+        assert len(spawned) == (workers if workers > 1 else 0)  # uvicorn's worker processes
     finally:
         server.terminate()
         server.wait(20)

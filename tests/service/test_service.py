@@ -102,6 +102,32 @@ def test_service_entity_card_holds_properties_neighbours_and_evidence(client, se
         assert abstracts[r["paper"]][r["start"]:r["end"]] == r["sentence"][r["start"] - r["sentence_start"]:r["end"] - r["sentence_start"]]
 
 
+def test_packed_neighbourhoods_equal_the_edges_read_live(seeds_out: Path, tmp_path: Path) -> None:
+    """A store that packs every node's neighbourhood gives the same cards as the seeds store, which
+    packs none (no seeds node has NEIGHBOURHOOD_MIN_EDGES edges): counts, ends, their order and ties."""
+    from dataclasses import replace
+
+    from kg.schema.aggregates import NEIGHBOURHOOD_DEPTH, NEIGHBOURHOOD_MIN_EDGES, aggregate, neighbourhoods
+    from kg.service import nodes
+    from kg.stores.rdf import open_store, write_store
+
+    graph = kg.open(seeds_out)
+    degree: dict[str, int] = {}
+    for e in graph.document.edges:
+        for end in (e.source, e.target):
+            degree[end] = degree.get(end, 0) + 1
+    assert max(degree.values()) < NEIGHBOURHOOD_MIN_EDGES
+    aggregated = aggregate(graph.document)
+    write_store(replace(aggregated, neighbourhoods=tuple(neighbourhoods(graph.document, min_edges=1))), tmp_path / "store")
+    packed, live = open_store(tmp_path / "store"), graph.store
+    busiest = sorted(degree, key=lambda n: (-degree[n], n))[:40]
+    assert degree[busiest[0]] > 20
+    for node_id in busiest:
+        for per_type in (1, 3, 20, NEIGHBOURHOOD_DEPTH + 1):
+            assert nodes.neighbours(packed, node_id, per_type) == nodes.neighbours(live, node_id, per_type), (node_id, per_type)
+    assert nodes.node(packed, busiest[0]) == nodes.node(live, busiest[0])  # the packed index is not a property
+
+
 def test_service_paper_card_by_id_or_source_id(client, seeds_out: Path) -> None:
     paper = kg.open(seeds_out).papers()[0]
     for ref in (paper.id, paper.id.removeprefix("paper:")):
@@ -185,3 +211,44 @@ def test_service_neo4j_backend_without_a_server_answers_503_problem(seeds_out: P
     assert got.status_code == 503
     assert got.headers["content-type"].startswith("application/problem+json")
     assert "Neo4j does not answer" in got.json()["detail"] and "scripts/neo4j-local start" in got.json()["detail"]
+
+
+def test_service_keeps_answers_and_sends_the_same_bytes_again(seeds_out: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    with TestClient(kg.api.app(seeds_out, sparql_workers=1), raise_server_exceptions=False) as c:
+        def stats() -> dict:
+            return c.get("/health").json()["cache"]
+
+        path, params = "/api/queries/top_entities", {"type": "Method", "limit": "3"}
+        first = c.get(path, params=params)
+        assert stats() | {"bytes": 0} == {"entries": 1, "bytes": 0, "max_bytes": 64_000_000, "hits": 0, "misses": 1}
+        again = c.get(path, params=params)
+        assert (again.status_code, again.content, again.headers["content-type"]) == (200, first.content, first.headers["content-type"])
+        assert again.headers.get_list("x-content-type-options") == ["nosniff"]
+        assert stats()["hits"] == 1 and stats()["bytes"] == len(first.content)
+        as_csv = c.get(path, params=params, headers={"Accept": "text/csv"})  # another answer, kept apart
+        assert as_csv.headers["content-type"].startswith("text/csv") and stats()["entries"] == 2
+        for _ in range(2):  # problems are not kept: a misspelt name is answered afresh each time
+            assert c.get("/api/queries/methods_for_problem", params={"problem": "image generatoin"}).status_code == 404
+        card = c.get("/api/entities/" + kg.open(seeds_out).entities()[0].id)
+        assert c.get(card.url.raw_path.decode()).content == card.content
+        assert stats()["entries"] == 3 and stats()["misses"] == 5 and stats()["hits"] == 2
+    with TestClient(kg.api.app(seeds_out, sparql_workers=1, cache_mb=0), raise_server_exceptions=False) as c:
+        for _ in range(2):
+            assert c.get(path, params=params).content == first.content
+        assert c.get("/health").json()["cache"] == {"entries": 0, "bytes": 0, "max_bytes": 0, "hits": 0, "misses": 0}
+
+
+def test_answers_drop_the_least_recently_used_and_stay_under_their_bound() -> None:
+    from kg.service.cache import MAX_ENTRY_SHARE, Answers
+
+    answers = Answers(max_bytes=100 * MAX_ENTRY_SHARE)
+    for i in range(20):
+        answers.put(("a", i), 200, [], b"x" * 100)
+        if i == 5:
+            assert answers.get(("a", 0)) is not None  # used: kept ahead of 1, 2, ...
+    assert answers.size == 100 * MAX_ENTRY_SHARE and len(answers.entries) == MAX_ENTRY_SHARE
+    assert answers.get(("a", 0)) is not None and answers.get(("a", 1)) is None and answers.get(("a", 19)) is not None
+    answers.put(("big",), 200, [], b"x" * (100 * MAX_ENTRY_SHARE // MAX_ENTRY_SHARE + 1))
+    assert answers.get(("big",)) is None  # over its share of the cache

@@ -137,6 +137,23 @@ def test_sparql_slow_query_stops_with_504_while_others_are_answered(client, app,
     assert len(pool._all) == 2 and all(w.process.poll() is None for w in pool._all)
 
 
+def test_sparql_query_over_the_memory_cap_is_stopped_and_its_worker_replaced(seeds_out: Path) -> None:
+    """Sorting a cross product of the seeds (577 M rows) needs gigabytes: with a 300 MB cap the worker
+    stops in well under the time limit, the client is told why (503), and the next query is answered."""
+    from fastapi.testclient import TestClient
+
+    from kg.settings import Settings
+
+    app = kg.api.app(seeds_out, settings=Settings(sparql_timeout=60, sparql_memory_mb=300), sparql_workers=1)
+    with TestClient(app, raise_server_exceptions=False) as c:
+        start = time.monotonic()
+        got = c.get("/sparql", params={"query": "SELECT ?c ?o WHERE { ?a ?b ?c . ?d ?e ?o } ORDER BY ?c ?o LIMIT 1"})
+        assert got.status_code == 503 and "300 MB" in got.json()["detail"] and time.monotonic() - start < 30
+        assert c.get("/health").json()["sparql"]["memory_mb"] == 300
+        after = c.get("/sparql", params={"query": PAPERS})  # waits for the successor
+        assert after.status_code == 200 and len(after.json()["results"]["bindings"]) == 38
+
+
 def test_sparql_rdflib_sparqlstore_reads_the_rows_of_kg_sparql(live, seeds_out: Path) -> None:
     from rdflib.plugins.stores.sparqlstore import SPARQLStore
 
