@@ -182,6 +182,8 @@ def add(
     on_error: str = "raise",
     progress: Callable[[int], None] | None = None,
     min_confidence: float = 0.0,
+    dask: Any = None,
+    dask_batch: int | None = None,
 ) -> UpdateResult:
     """Add the papers of ``sources`` to the graph built in ``out``, in place: a new id is added, a
     known id whose record differs (abstract, title, any field) replaces the old paper, an identical
@@ -189,7 +191,8 @@ def add(
     records ``kg build`` kept, and the outputs are then written as a build of the final set of
     papers would write them, atomically like ``build``.
 
-    ``extractor``, ``model`` and ``min_confidence`` must be the ones ``out`` was built with.
+    ``extractor``, ``model`` and ``min_confidence`` must be the ones ``out`` was built with; with
+    ``dask``, the new and changed papers are extracted on that Dask cluster (see ``build``).
     """
     started = time.perf_counter()
     out = Path(out).resolve()
@@ -208,7 +211,8 @@ def add(
         replaced = tuple(sorted(a.id for a in changed if a.id in kept))
         if not changed:
             return UpdateResult(out, Graph(out).summary, unchanged=unchanged)
-        kept.update((a.id, (a, x)) for a, x in zip(changed, extract(changed, extractor=extractor, model=model, jobs=jobs, progress=progress)))
+        kept.update((a.id, (a, x)) for a, x in zip(changed, extract(changed, extractor=extractor, model=model, jobs=jobs, progress=progress,
+                                                                                   dask=dask, dask_batch=dask_batch)))
         seconds = {"records": round(kept_at - read_at, 2), "extract": round(time.perf_counter() - started - (kept_at - read_at), 2)}
         _, summary, _ = _resolve_and_write(list(kept.values()), meta, out, skipped=report.skipped, seconds=seconds, started=started)
     return UpdateResult(out, summary, added=added, replaced=replaced, unchanged=unchanged)
@@ -707,6 +711,27 @@ def app(out: str | Path, *, backend: str = "embedded", settings: Settings | None
                       cache_mb=CACHE_MB if cache_mb is None else cache_mb)
 
 
+WORKER_ENV = ("KG_SERVE_OUT", "KG_SERVE_BACKEND", "KG_SERVE_CORS", "KG_SERVE_SPARQL_WORKERS", "KG_SERVE_CACHE_MB")
+"""What ``serve`` hands each worker process of ``kg serve --workers N`` besides the settings' own variables."""
+
+
+def app_from_environment():
+    """The application one worker process of ``kg serve --workers N`` builds (uvicorn imports it as a
+    factory in each process): the graph folder and options from ``WORKER_ENV``, settings from theirs."""
+    import os
+
+    out, backend, cors, sparql_workers, cache_mb = (os.environ.get(name, "") for name in WORKER_ENV)
+    return app(out, backend=backend, settings=Settings.from_env(), cors=cors or None, sparql_workers=int(sparql_workers),
+               cache_mb=float(cache_mb))
+
+
+def to_csv(rows: Sequence[dict[str, Any]]) -> str:
+    """Rows as CSV for spreadsheets, formulas neutralised (``kg.queries.to_csv``)."""
+    from kg.queries import to_csv as write
+
+    return write(rows)
+
+
 def serve(out: str | Path, *, host: str = "127.0.0.1", port: int = 8000, backend: str = "embedded",
           settings: Settings | None = None, cors: str | None = None, sparql_workers: int = 2, workers: int = 1,
           cache_mb: float | None = None) -> None:
@@ -720,13 +745,13 @@ def serve(out: str | Path, *, host: str = "127.0.0.1", port: int = 8000, backend
     if workers > 1:
         import os
 
-        from kg.service import CACHE_MB, WORKER_ENV
+        from kg.service import CACHE_MB
 
         open(out)  # refuse a missing or stale folder here, once, not in every worker
         os.environ.update(settings.to_env())
         os.environ.update(zip(WORKER_ENV, (str(Path(out).resolve()), backend, cors or "", str(sparql_workers),
                                            str(CACHE_MB if cache_mb is None else cache_mb))))
-        uvicorn.run("kg.service:from_environment", factory=True, workers=workers, host=host, port=port,
+        uvicorn.run("kg.api:app_from_environment", factory=True, workers=workers, host=host, port=port,
                     log_level="info", server_header=False)
         return
     uvicorn.run(app(out, backend=backend, settings=settings, cors=cors, sparql_workers=sparql_workers, cache_mb=cache_mb),

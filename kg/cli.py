@@ -42,6 +42,13 @@ def _bulk(mode: str, bulk: bool) -> bool | None:
     return True if bulk or mode == "bulk" else (False if mode == "diff" else None)
 
 
+def _dask_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    f = click.option("--dask-batch-size", type=click.IntRange(min=1), default=None, help="Abstracts per Dask task (default 64).")(f)
+    return click.option("--dask", "dask", default=None, metavar="ADDRESS",
+                        help="Extract on a Dask cluster: a scheduler address (tcp://host:8786), or local[:N] for N local "
+                             "workers (default 2).")(f)
+
+
 def _extraction_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     fn = click.option("--jobs", "-j", type=int, default=None, help="Worker processes for spaCy (default 1, env KG_JOBS).")(fn)
     fn = click.option("--model", default=None, help="Installed spaCy pipeline to build on (env KG_SPACY_MODEL).")(fn)
@@ -95,9 +102,7 @@ def cli() -> None:
 @click.option("--neo4j", "neo4j_uri", default=None, metavar="URI", help="Also load the graph into Neo4j at URI (password from NEO4J_PASSWORD).")
 @click.option("--min-confidence", type=click.FloatRange(0.0, 1.0), default=0.0, show_default=True,
               help="Leave out mentions and relations less sure than this (precision for recall).")
-@click.option("--dask", "dask", default=None, metavar="ADDRESS",
-              help="Extract on a Dask cluster: a scheduler address (tcp://host:8786), or local[:N] for N local workers (default 2).")
-@click.option("--dask-batch-size", type=click.IntRange(min=1), default=None, help="Abstracts per Dask task (default 64).")
+@_dask_options
 @_load_mode_options
 @_extraction_options
 @_errors
@@ -130,10 +135,11 @@ def build(sources: tuple[Path, ...], out: Path, limit: int | None, neo4j_uri: st
 @click.argument("sources", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--min-confidence", type=click.FloatRange(0.0, 1.0), default=0.0, show_default=True,
               help="The minimum confidence OUT was built with.")
+@_dask_options
 @_extraction_options
 @_errors
-def add(out: Path, sources: tuple[Path, ...], min_confidence: float, jobs: int | None, model: str | None, extractor: str | None,
-        on_error: str) -> None:
+def add(out: Path, sources: tuple[Path, ...], min_confidence: float, dask: str | None, dask_batch_size: int | None, jobs: int | None,
+        model: str | None, extractor: str | None, on_error: str) -> None:
     """Add new papers to a built graph, or replace changed ones (matched by id), in place.
 
     Only the new and changed abstracts are extracted; the outputs are then exactly what `kg build`
@@ -142,11 +148,12 @@ def add(out: Path, sources: tuple[Path, ...], min_confidence: float, jobs: int |
     \b
     Example:
         kg add out/ new-papers.jsonl
+        kg add iclr/ arxiv-week.jsonl --dask tcp://10.0.0.5:8786
     """
     s = Settings.from_env(jobs=jobs, spacy_model=model, extractor=extractor)
     with _progress(None, "extracting") as bar:
         result = api.add(out, sources, extractor=s.extractor, model=s.spacy_model, jobs=s.jobs, on_error=on_error,
-                         progress=bar.update, min_confidence=min_confidence)
+                         progress=bar.update, min_confidence=min_confidence, dask=dask, dask_batch=dask_batch_size)
     _echo_update(result)
 
 
@@ -403,10 +410,8 @@ def query(name: str, params: tuple[tuple[str, str], ...], out: Path, backend: st
 
 
 def _echo_csv(rows: list[dict[str, Any]]) -> None:
-    from kg.queries import to_csv
-
     if rows:
-        click.echo(to_csv(rows), nl=False)
+        click.echo(api.to_csv(rows), nl=False)
 
 
 @cli.command()

@@ -28,7 +28,7 @@ from kg.errors import BuildError, ClusterError
 from kg.extractors import extract
 from kg.records import Abstract
 from kg.testing import output_digest
-from tests.conftest import CORPUS, SEEDS
+from tests.conftest import CORPUS, SEEDS, write_jsonl
 
 SLICE = 200
 DASK = [sys.executable, "-m"]  # the `dask scheduler` / `dask worker` commands, run by this interpreter
@@ -193,3 +193,21 @@ def test_dask_worker_killed_mid_build_loses_nothing(cluster: str, seed_abstracts
         got.extend(stream)
         assert client.run(os.getpid) != pids
     assert got == list(extract(seed_abstracts))
+
+
+def test_dask_kg_add_extracts_the_new_papers_on_the_cluster(cluster: str, seeds_out: Path, seed_abstracts: list[Abstract],
+                                                           tmp_path: Path) -> None:
+    """``kg add --dask``: the second half of the seeds, extracted on the cluster, added to a graph of the
+    first half, gives the graph one process builds from all of them."""
+    out = tmp_path / "out"
+    kg.build([write_jsonl(tmp_path / "first.jsonl", seed_abstracts[:19])], out)
+    second = write_jsonl(tmp_path / "second.jsonl", seed_abstracts[19:])
+    before = output_digest(out)
+    address = f"tcp://127.0.0.1:{_free_port()}"  # no scheduler: the add goes nowhere else
+    refused = CliRunner().invoke(cli, ["add", str(out), str(second), "--dask", address])
+    assert refused.exit_code == 1 and f"cannot reach the Dask scheduler at {address}" in refused.output
+    assert output_digest(out) == before
+    done = CliRunner().invoke(cli, ["add", str(out), str(second), "--dask", cluster, "--dask-batch-size", "4"])
+    assert done.exit_code == 0, done.output
+    assert kg.open(out).summary["papers"] == 38
+    assert output_digest(out) == output_digest(seeds_out)

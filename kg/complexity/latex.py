@@ -239,10 +239,10 @@ class _Emitter:
 
     def _function(self, name: str, out: list[tuple[str, str]]) -> None:
         power = None
-        if (tok := self._peek()) == ("c", "^"):
+        if self._peek() == ("c", "^"):
             self.i += 1
             power = self._atom()
-        if (tok := self._peek()) == ("c", "_"):
+        if self._peek() == ("c", "_"):
             self.i += 1
             self._atom()  # log base: irrelevant up to constants
         if name in ("min", "max") and self._peek() in (("m", "{", []), ("m", "{", None)):

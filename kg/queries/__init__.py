@@ -43,9 +43,8 @@ def to_csv(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = None)
     which anyone writes).  Numbers stay numbers.
 
     Example:
-        >>> print(to_csv([{"name": "=HYPERLINK(1)", "score": -1.5, "aliases": ["a", "b"]}]), end="")
-        name,score,aliases
-        '=HYPERLINK(1),-1.5,a; b
+        >>> to_csv([{"name": "=HYPERLINK(1)", "score": -1.5, "aliases": ["a", "b"]}]).splitlines()
+        ['name,score,aliases', "'=HYPERLINK(1),-1.5,a; b"]
     """
     import csv
     import io

@@ -470,19 +470,3 @@ def create_app(graph: Any, *, backend: str, settings: Any, cors: str | None = No
 
     return app
 
-
-WORKER_ENV = ("KG_SERVE_OUT", "KG_SERVE_BACKEND", "KG_SERVE_CORS", "KG_SERVE_SPARQL_WORKERS", "KG_SERVE_CACHE_MB")
-"""What ``kg.api.serve`` hands each worker process of ``kg serve --workers N`` besides the settings' own variables."""
-
-
-def from_environment() -> FastAPI:
-    """The application one worker process of ``kg serve --workers N`` builds (uvicorn imports it as a
-    factory in each process): the graph folder and options from ``WORKER_ENV``, settings from theirs."""
-    import os
-
-    from kg import api
-    from kg.settings import Settings
-
-    out, backend, cors, sparql_workers, cache_mb = (os.environ.get(name, "") for name in WORKER_ENV)
-    return create_app(api.open(out), backend=backend, settings=Settings.from_env(), cors=cors or None,
-                      sparql_workers=int(sparql_workers), cache_mb=float(cache_mb))

@@ -143,7 +143,7 @@ def test_service_health_reports_format_counts_and_limits(client, seeds_out: Path
     summary = kg.open(seeds_out).summary
     got = client.get("/health").json()
     assert (got["format"], got["papers"], got["nodes"], got["edges"]) == (summary["format"], 38, summary["nodes"], summary["edges"])
-    assert got["sparql"] == {"timeout_seconds": 2.0, "row_cap": 1000} and got["backend"] == "embedded"
+    assert got["sparql"] == {"timeout_seconds": 2.0, "row_cap": 1000, "memory_mb": 2000} and got["backend"] == "embedded"
 
 
 def test_service_explorer_overview_and_ego_view(client, seeds_out: Path) -> None:
