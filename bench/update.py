@@ -14,7 +14,6 @@ Run: python bench/update.py [--papers 2000] [--n 100] [--jobs 1]
 
 from __future__ import annotations
 
-import json
 import resource
 import shutil
 import tempfile
@@ -25,21 +24,11 @@ import click
 
 import kg
 from kg.corpus import read_abstracts
-from kg.records import Abstract
 from kg.settings import shared_path
-from kg.testing import output_digest
+from kg.testing import output_digest, write_jsonl
 
 CORPUS = shared_path("corpus", "iclr2026.jsonl.gz")
 OLDER = shared_path("corpus", "iclr-icml-neurips-older.jsonl.gz")
-
-
-def _jsonl(path: Path, abstracts: list[Abstract]) -> Path:
-    with path.open("w", encoding="utf-8") as f:
-        for a in abstracts:
-            f.write(json.dumps({"id": a.id, "title": a.title, "abstract": a.text, "year": a.year, "venue": a.venue,
-                                "primary_area": a.primary_area, "decision": a.decision, "openreview_url": a.url,
-                                "keywords": list(a.keywords), "authors": list(a.authors)}, ensure_ascii=False) + "\n")
-    return path
 
 
 def _row(what: str, papers: str, seconds: dict, wall: float, same: str = "") -> str:
@@ -65,7 +54,7 @@ def main(papers: str, n: int, jobs: int, corpus: Path) -> None:
     m = len(base)
     work = Path(tempfile.mkdtemp(prefix="bench-update-"))
     try:
-        base_src, final_src, new_src = _jsonl(work / "base.jsonl", base), _jsonl(work / "final.jsonl", base + new), _jsonl(work / "new.jsonl", new)
+        base_src, final_src, new_src = write_jsonl(work / "base.jsonl", base), write_jsonl(work / "final.jsonl", base + new), write_jsonl(work / "new.jsonl", new)
         out, rebuilt, initial = work / "out", work / "rebuilt", work / "initial"
         rows = []
 

@@ -29,10 +29,10 @@ import hashlib
 import json
 import random
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from pathlib import Path
 
-from kg.records import ENTITY_LABELS, METHOD_LABELS, Edge, Evidence, GraphDocument, Node
+from kg.records import ENTITY_LABELS, METHOD_LABELS, Abstract, Edge, Evidence, GraphDocument, Node
 from kg.schema.aggregates import CO_OCCURRING_MIN_PAPERS
 
 SENTENCE = "In this paper we study an entity and show a result about it with a long sentence of context. "
@@ -275,3 +275,13 @@ def mutate(text: str, rng: random.Random, edits: int = 4) -> str:
         else:
             text = text[:at] + text[at : at + 50].swapcase() + text[at + 50:]
     return text
+
+
+def write_jsonl(path: Path, abstracts: Iterable[Abstract]) -> Path:
+    """The abstracts as a JSONL source with every field the reader takes (an update's input)."""
+    with Path(path).open("w", encoding="utf-8") as f:
+        for a in abstracts:
+            f.write(json.dumps({"id": a.id, "title": a.title, "abstract": a.text, "year": a.year, "venue": a.venue,
+                                "primary_area": a.primary_area, "decision": a.decision, "openreview_url": a.url,
+                                "keywords": list(a.keywords), "authors": list(a.authors)}, ensure_ascii=False) + "\n")
+    return Path(path)

@@ -5,16 +5,11 @@ Tests read data from ``../shared`` beside the clone (CI has the same layout).
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import settings
-
-if TYPE_CHECKING:
-    from kg.records import Abstract
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -121,13 +116,3 @@ class _NoSkips:
             report.outcome = "failed"
             report.longrepr = f"skipped in CI, which must run every test: {report.longrepr}"
         return report
-
-
-def write_jsonl(path: Path, abstracts: list[Abstract]) -> Path:
-    """The abstracts as a JSONL source (every field the reader takes)."""
-    with path.open("w", encoding="utf-8") as f:
-        for a in abstracts:
-            f.write(json.dumps({"id": a.id, "title": a.title, "abstract": a.text, "year": a.year, "venue": a.venue,
-                                "primary_area": a.primary_area, "decision": a.decision, "openreview_url": a.url,
-                                "keywords": list(a.keywords), "authors": list(a.authors)}, ensure_ascii=False) + "\n")
-    return path

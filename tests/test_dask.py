@@ -27,8 +27,8 @@ from kg.cli import cli
 from kg.errors import BuildError, ClusterError
 from kg.extractors import extract
 from kg.records import Abstract
-from kg.testing import output_digest
-from tests.conftest import CORPUS, SEEDS, write_jsonl
+from kg.testing import output_digest, write_jsonl
+from tests.conftest import CORPUS, SEEDS
 
 SLICE = 200
 DASK = [sys.executable, "-m"]  # the `dask scheduler` / `dask worker` commands, run by this interpreter

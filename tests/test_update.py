@@ -21,8 +21,8 @@ import kg
 from kg import archive
 from kg.cli import cli
 from kg.errors import BuildError, InputError, UnknownEntity
-from kg.testing import output_digest
-from tests.conftest import ROOT, write_jsonl
+from kg.testing import output_digest, write_jsonl
+from tests.conftest import ROOT
 
 pytestmark = pytest.mark.issue(19)
 
