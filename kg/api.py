@@ -362,8 +362,10 @@ def view(out: str | Path, output: str | Path | None = None, *, renderer: str = "
     if by == "community":
         if renderer != "sigma":
             raise KGError("--by community draws the sigma explorer; leave out --renderer pyvis")
+        from kg import analytics
+
         members = graph.community_members(seed=seed)
-        summaries = json.loads(graph.communities(seed=seed, min_size=1).to_json(orient="records"))
+        summaries = json.loads(analytics.summarise(graph.document, members, min_size=1).to_json(orient="records"))
         options["communities"] = {"membership": dict(zip(members["id"], members["community"].tolist())), "summaries": summaries}
     if renderer == "pyvis":
         from kg.viz.pyvis_view import network

@@ -18,9 +18,9 @@ Example:
 from __future__ import annotations
 
 from kg.analytics.lineage import frontier, lineage
-from kg.analytics.measures import MEASURES, centrality, communities, community_members, similar
+from kg.analytics.measures import MEASURES, centrality, communities, community_members, similar, summarise
 from kg.analytics.projections import PROJECTIONS, project
 from kg.analytics.trends import trends, yearly
 
 __all__ = ["MEASURES", "PROJECTIONS", "centrality", "communities", "community_members", "frontier", "lineage", "project",
-           "similar", "trends", "yearly"]
+           "similar", "summarise", "trends", "yearly"]

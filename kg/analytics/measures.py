@@ -133,6 +133,14 @@ def communities(doc: GraphDocument, projection: str = "cooccurrence", resolution
     Communities smaller than ``min_size`` entities (isolated names) are left out.
     """
     members = community_members(doc, projection, resolution, seed, min_papers, iterations)
+    df = summarise(doc, members, min_size, top)
+    df.attrs.update(projection=projection, resolution=resolution, seed=seed)
+    return df
+
+
+def summarise(doc: GraphDocument, members: pd.DataFrame, min_size: int = 2, top: int = 5) -> pd.DataFrame:
+    """The rows of ``communities`` for a partition already made (``community_members``' frame), so a
+    caller that needs both runs Leiden once."""
     m, entities, papers = incidence(doc)
     column = {n.id: i for i, n in enumerate(entities)}
     year = {n.id: n.properties.get("year") for n in doc.nodes if n.label == "Paper"}
@@ -160,10 +168,8 @@ def communities(doc: GraphDocument, projection: str = "cooccurrence", resolution
             "first_year": int(years.min()) if len(years) else None, "last_year": int(years.max()) if len(years) else None,
             "peak_year": int(np.bincount(years).argmax()) if len(years) else None,
         })
-    df = pd.DataFrame(rows, columns=["community", "label", "entities", "papers", "top_members", "top_methods", "top_problems",
-                                     "top_datasets", "first_year", "last_year", "peak_year"])
-    df.attrs.update(projection=projection, resolution=resolution, seed=seed)
-    return df
+    return pd.DataFrame(rows, columns=["community", "label", "entities", "papers", "top_members", "top_methods", "top_problems",
+                                       "top_datasets", "first_year", "last_year", "peak_year"])
 
 
 def similar(doc: GraphDocument, entity: str, k: int = 10, same_type: bool = True) -> pd.DataFrame:
