@@ -165,11 +165,11 @@ def write_store(aggregated: Aggregated, path: Path) -> int:
 
 def _neighbourhoods(aggregated: Aggregated) -> Iterator[ox.Quad]:
     """One ``kg:neighbourhood`` JSON literal per busy node (``kg.schema.aggregates.Neighbourhood``):
-    an index of the store for ``kg serve``'s cards, left out of the Turtle, which is the graph."""
+    an index of the store for ``kg serve``'s cards, left out of ``graph.ttl``."""
     p = _predicate(v.KG + "neighbourhood")
     for n in aggregated.neighbourhoods:
         packed = {key: [count, [list(end) for end in ends]] for key, (count, ends) in n.groups.items()}
-        yield ox.Quad(_node(n.node), p, ox.Literal(json.dumps(packed, ensure_ascii=False, separators=(",", ":"))))
+        yield ox.Quad(_node(n.node), p, ox.Literal(json.dumps(packed, separators=(",", ":"))))
 
 
 def write_turtle(aggregated: Aggregated, path: Path) -> None:

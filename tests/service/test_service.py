@@ -250,5 +250,5 @@ def test_answers_drop_the_least_recently_used_and_stay_under_their_bound() -> No
             assert answers.get(("a", 0)) is not None  # used: kept ahead of 1, 2, ...
     assert answers.size == 100 * MAX_ENTRY_SHARE and len(answers.entries) == MAX_ENTRY_SHARE
     assert answers.get(("a", 0)) is not None and answers.get(("a", 1)) is None and answers.get(("a", 19)) is not None
-    answers.put(("big",), 200, [], b"x" * (100 * MAX_ENTRY_SHARE // MAX_ENTRY_SHARE + 1))
+    answers.put(("big",), 200, [], b"x" * 101)  # 1/16 of the cache is 100 bytes
     assert answers.get(("big",)) is None  # over its share of the cache
