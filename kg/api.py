@@ -724,7 +724,7 @@ def app_from_environment():
 
     out, backend, cors, sparql_workers, cache_mb = (os.environ.get(name, "") for name in WORKER_ENV)
     return app(out, backend=backend, settings=Settings.from_env(), cors=cors or None, sparql_workers=int(sparql_workers),
-               cache_mb=float(cache_mb))
+               cache_mb=float(cache_mb) if cache_mb else None)
 
 
 def to_csv(rows: Sequence[dict[str, Any]]) -> str:
@@ -747,12 +747,10 @@ def serve(out: str | Path, *, host: str = "127.0.0.1", port: int = 8000, backend
     if workers > 1:
         import os
 
-        from kg.service import CACHE_MB
-
         open(out)  # refuse a missing or stale folder here, once, not in every worker
         os.environ.update(settings.to_env())
         os.environ.update(zip(WORKER_ENV, (str(Path(out).resolve()), backend, cors or "", str(sparql_workers),
-                                           str(CACHE_MB if cache_mb is None else cache_mb))))
+                                           "" if cache_mb is None else str(cache_mb))))
         uvicorn.run("kg.api:app_from_environment", factory=True, workers=workers, host=host, port=port,
                     log_level="info", server_header=False)
         return

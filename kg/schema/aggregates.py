@@ -67,6 +67,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from kg.records import ENTITY_LABELS, METHOD_LABELS, GraphDocument
+from kg.schema.vocab import node_iri
 
 AGGREGATE_PROPERTIES = (
     "rankBand", "firstYear", "firstYearPapers", "datedPapers", "firstYearBand", "entityCount", "areaPapers", "areaBands",
@@ -184,8 +185,6 @@ def neighbourhoods(doc: GraphDocument, min_edges: int = NEIGHBOURHOOD_MIN_EDGES)
         >>> [(n.node, n.groups) for n in neighbourhoods(doc, min_edges=2)]  # a tie goes to the IRI first: paper:%C3%A9
         [('method:a', {'MENTIONS in': (2, (('paper:é', 'Paper', 'É', 1), ('paper:b', 'Paper', 'B', 1)))})]
     """
-    from kg.schema.vocab import node_iri
-
     nodes = {n.id: n for n in doc.nodes}
     ends: dict[str, dict[str, list[tuple[int, str, str]]]] = defaultdict(lambda: defaultdict(list))
     degree: dict[str, int] = defaultdict(int)

@@ -469,4 +469,3 @@ def create_app(graph: Any, *, backend: str, settings: Any, cors: str | None = No
                                                   "Access-Control-Allow-Methods": "GET, OPTIONS"})
 
     return app
-
