@@ -13,9 +13,9 @@ retries transient failures, with backoff, for ``retry_seconds``):
 1. one uniqueness constraint on ``id`` per label (``IF NOT EXISTS``), which also indexes MERGE, and
    the indexes of :data:`INDEXES`, :data:`TEXT_INDEXES` and :data:`RELATIONSHIP_INDEXES` that the
    canned queries seek on;
-2. per label: stream what the database holds (``id``, element id, properties) in one query,
+2. per label: read what the database holds (``id``, element id, :data:`DIGEST`) as one list,
    then ``UNWIND $rows ... CREATE`` the missing nodes and ``SET n = row.props`` (by element id)
-   only where the properties differ;
+   only where the digest differs;
 3. per type the same for relationships, read with their endpoints' element ids, created between
    endpoints found by element id (a direct lookup, one query plan per type);
 4. prune: delete what the graph no longer has, and any duplicate of a relationship key;
@@ -23,7 +23,11 @@ retries transient failures, with backoff, for ``retry_seconds``):
    and record ``kg.schema.formats.NEO4J_FORMAT``, which the canned queries check.
 
 ``SET n = row.props`` (not ``+=``) so a property dropped by a rebuild disappears too; a second
-load of the same graph writes nothing. Labels and types enter query text only after
+load of the same graph writes nothing. Every node and relationship holds a digest of its other
+properties (:data:`DIGEST`), so the load reads ids and digests rather than every property (the
+state of the ICLR 2026 graph's 207k MENTIONS: 0.7 s against 6 s). A property edited by hand keeps
+its digest and goes unnoticed; ``verify=True`` (``kg load neo4j --verify``) compares every property
+instead and repairs it. Missing, duplicate, stale and misplaced elements are found either way. Labels and types enter query text only after
 :func:`kg.schema.check_label` / :func:`kg.schema.check_edge_type`; every value is a parameter.
 A load killed half-way leaves whole committed batches, which the next load's diff completes.
 A batch the driver retries (its commit may have gone through before the connection dropped) is
@@ -45,6 +49,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
+import hashlib
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -55,12 +60,12 @@ from neo4j import exceptions as nex
 
 from kg.errors import SinkError
 from kg.settings import DEFAULT_NEO4J_URI
-from kg.records import ENTITY_LABELS, GraphDocument
+from kg.records import ENTITY_LABELS, Edge, GraphDocument
 from kg.schema import EDGE_TYPES, NODE_LABELS, check_edge_type, check_label, edge_properties, node_properties
 from kg.schema.formats import FORMAT_LABEL, NEO4J_FORMAT
 from kg.names import name_keys
 from kg.schema.aggregates import SECTIONS, Aggregated, CoOccurrence, joined_keys
-from kg.stores import WriteReport, graph_counts
+from kg.stores import WriteReport, graph_counts, no_gc
 
 log = logging.getLogger(__name__)
 
@@ -140,25 +145,40 @@ def text_index_query(label: str, prop: str) -> str:
     return f"CREATE TEXT INDEX {label.lower()}_{prop.lower()} IF NOT EXISTS FOR (n:{label}) ON (n.{prop})"
 
 
-def state_query(name: str) -> str:
-    """What the database holds of a label (``id``) or type (``key`` and endpoints), with properties.
+def state_query(name: str, verify: bool = False) -> str:
+    """What the database holds of a label (``id``) or type (``key`` and endpoints): one record whose
+    ``held`` lists ``[key, element id, digest(, a, b)]``, or with ``verify`` one record per element
+    with all its properties.
 
-    One streaming read per label or type; the diff against the graph happens in Python
-    (``WHERE NOT n.id IN $ids`` would compare each node with the whole list).
+    The diff against the graph happens in Python (``WHERE NOT n.id IN $ids`` would compare each
+    node with the whole list). One list, not a record per element: the driver spends ~10 µs on a
+    record, and the ICLR 2026 graph has 560k elements.
 
     Example:
         >>> state_query("Bound")
-        'MATCH (x:Bound) RETURN x.id AS key, elementId(x) AS eid, properties(x) AS props'
-        >>> state_query("USES")  # doctest: +NORMALIZE_WHITESPACE
+        'MATCH (x:Bound) RETURN collect([x.id, elementId(x), x.kgDigest]) AS held'
+        >>> state_query("USES")
+        'MATCH (a)-[x:USES]->(b) RETURN collect([x.key, elementId(x), x.kgDigest, elementId(a), elementId(b)]) AS held'
+        >>> state_query("USES", verify=True)  # doctest: +NORMALIZE_WHITESPACE
         'MATCH (a)-[x:USES]->(b) RETURN x.key AS key, elementId(x) AS eid, properties(x) AS props,
          elementId(a) AS a, elementId(b) AS b'
     """
     if name in EDGE_TYPES:
-        return (
-            f"MATCH (a)-[x:{check_edge_type(name)}]->(b) RETURN x.key AS key, elementId(x) AS eid, "
-            "properties(x) AS props, elementId(a) AS a, elementId(b) AS b"
-        )
-    return f"MATCH (x:{check_label(name)}) RETURN x.id AS key, elementId(x) AS eid, properties(x) AS props"
+        match, key, ends = f"MATCH (a)-[x:{check_edge_type(name)}]->(b)", "x.key", ("a", "b")
+    else:
+        match, key, ends = f"MATCH (x:{check_label(name)})", "x.id", ()
+    if verify:
+        return f"{match} RETURN {key} AS key, elementId(x) AS eid, properties(x) AS props" + "".join(
+            f", elementId({end}) AS {end}" for end in ends)
+    fields = [key, "elementId(x)", f"x.{DIGEST}", *(f"elementId({end})" for end in ends)]
+    return f"{match} RETURN collect([{', '.join(fields)}]) AS held"
+
+
+def held(session: neo4j.Session, name: str, verify: bool = False) -> Iterable[Sequence[Any]]:
+    """The database's records of a label or type, as :func:`state_query` reads them."""
+    if verify:
+        return session.run(state_query(name, verify=True))
+    return session.run(state_query(name)).single(strict=True)["held"]
 
 
 def node_create_query(label: str, merge: bool = False) -> str:
@@ -208,6 +228,21 @@ DELETE_RELATIONSHIPS = "UNWIND $rows AS eid MATCH ()-[r]->() WHERE elementId(r) 
 
 # -- rows and the diff ------------------------------------------------------------------------
 
+DIGEST = "kgDigest"
+"""The property that holds a digest of a node's or relationship's other properties (:func:`digested`)."""
+
+
+def digested(props: dict[str, Any]) -> dict[str, Any]:
+    """``props`` with :data:`DIGEST` added: 96 bits of BLAKE2b over their ``repr``, which is the same
+    for the same values in the same order (the schema builds maps in a fixed order).
+
+    Example:
+        >>> digested({"id": "method:x", "aliases": ["X"]})[DIGEST]
+        '8d6a1bf7459c1a171bbfa711'
+    """
+    props[DIGEST] = hashlib.blake2b(repr(props).encode(), digest_size=12).hexdigest()
+    return props
+
 
 def node_rows(aggregated: Aggregated) -> dict[str, list[dict[str, Any]]]:
     """Rows per label, in the graph's (sorted) order, with its aggregates (``kg.schema.aggregates``)
@@ -226,7 +261,7 @@ def node_rows(aggregated: Aggregated) -> dict[str, list[dict[str, Any]]]:
             props["coOccurringIds"] = [c.other for c in co_occurring[node.id]]
             props["coOccurringAbstracts"] = [c.abstracts for c in co_occurring[node.id]]
             props["coOccurringLabels"] = [c.label for c in co_occurring[node.id]]
-        rows[check_label(node.label)].append({"id": node.id, "props": props})
+        rows[check_label(node.label)].append({"id": node.id, "props": digested(props)})
     return dict(rows)
 
 
@@ -254,9 +289,14 @@ def edge_rows(graph: GraphDocument, element_ids: Mapping[str, str]) -> dict[str,
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for edge in graph.edges:
         rows[check_edge_type(edge.type)].append(
-            {"key": edge.key, "a": element_ids[edge.source], "b": element_ids[edge.target], "props": edge_properties(edge)}
+            {"key": edge.key, "a": element_ids[edge.source], "b": element_ids[edge.target], "props": relationship_properties(edge)}
         )
     return dict(rows)
+
+
+def relationship_properties(edge: Edge) -> dict[str, Any]:
+    """What a relationship holds: the schema's map (:func:`kg.schema.edge_properties`) and its digest."""
+    return digested(edge_properties(edge))
 
 
 def stored(props: Mapping[str, Any]) -> dict[str, Any]:
@@ -283,31 +323,35 @@ class Diff:
     unchanged: int = 0
 
 
-def diff(rows: Sequence[Mapping[str, Any]], key: str, held: Iterable[Sequence[Any]]) -> Diff:
-    """Compare the graph's rows with what the database holds: records ``(key, eid, props[, a, b])``.
+def diff(rows: Sequence[Mapping[str, Any]], key: str, held: Iterable[Sequence[Any]], verify: bool = False) -> Diff:
+    """Compare the graph's rows with what the database holds: records ``(key, eid, digest[, a, b])``,
+    or with ``verify`` ``(key, eid, props[, a, b])``.
 
     A held record whose key the graph lacks, a second record with the same key (only two loads
     running at once could leave one), or a relationship whose endpoints (element ids ``a``,
     ``b``) are not its row's is stale; a graph row without a held record is created; one whose
-    properties differ is updated.
+    digest (or with ``verify``, whose properties) differ is updated.
 
     Example:
-        >>> rows = [{"id": "a", "props": {"id": "a", "v": 1}}, {"id": "b", "props": {"id": "b", "v": 2}}]
-        >>> d = diff(rows, "id", [("a", "e1", {"id": "a", "v": 1}), ("c", "e3", {"id": "c"})])
+        >>> rows = [{"id": "a", "props": digested({"id": "a", "v": 1})}, {"id": "b", "props": digested({"id": "b"})}]
+        >>> d = diff(rows, "id", [("a", "e1", rows[0]["props"][DIGEST]), ("c", "e3", "0f")])
         >>> [r["id"] for r in d.create], d.update, d.stale, d.unchanged
         (['b'], [], ['e3'], 1)
+        >>> edited = {**rows[0]["props"], "v": 2}  # by hand: the digest is the graph's, a value is not
+        >>> [u["eid"] for u in diff(rows, "id", [("a", "e1", edited)], verify=True).update]
+        ['e1']
     """
     want = {row[key]: row for row in rows}
     seen: set[Any] = set()
     out = Diff()
-    for k, eid, props, *ends in held:
+    for k, eid, value, *ends in held:
         row = want.get(k)
         if row is None or k in seen or (ends and (ends[0], ends[1]) != (row["a"], row["b"])):
             out.stale.append(eid)
             continue
         seen.add(k)
         out.kept[k] = eid
-        if props == stored(row["props"]):
+        if value == (stored(row["props"]) if verify else row["props"][DIGEST]):
             out.unchanged += 1
         else:
             out.update.append({"eid": eid, "props": row["props"]})
@@ -395,6 +439,7 @@ def load(
     progress: bool = True,
     prune: bool = True,
     retry_seconds: float = 30.0,
+    verify: bool = False,
 ) -> WriteReport:
     """Load a graph so that the database holds exactly its nodes and relationships.
 
@@ -406,6 +451,7 @@ def load(
         progress: show a progress bar on stderr.
         prune: delete nodes of our labels and relationships of our types that are not in ``graph``.
         retry_seconds: how long the driver retries a batch that failed transiently.
+        verify: compare every property, not digests, so hand edits of properties are repaired too.
 
     Returns:
         WriteReport: counts in the graph by label and type, seconds per phase.
@@ -423,7 +469,8 @@ def load(
     if batch_size < 1:
         raise SinkError(f"batch_size must be at least 1, got {batch_size}")
     seconds: dict[str, float] = {}
-    with clear_errors(uri, user, database), connect(uri, user, password, retry_seconds) as driver:
+    # no_gc: rows built and states read are millions of small objects beside the graph's own.
+    with clear_errors(uri, user, database), connect(uri, user, password, retry_seconds) as driver, no_gc():
         graph = aggregated.graph
         check_edges(graph)
         nodes = node_rows(aggregated)
@@ -443,7 +490,7 @@ def load(
                 t = time.perf_counter()
                 element_ids: dict[str, str] = {}
                 for label in NODE_LABELS:
-                    d = diff(nodes.get(label, []), "id", session.run(state_query(label)))
+                    d = diff(nodes.get(label, []), "id", held(session, label, verify), verify)
                     element_ids.update(d.kept)
                     bar.update(d.unchanged)
                     for batch in _batches(d.create, batch_size):
@@ -458,7 +505,7 @@ def load(
                 t = time.perf_counter()
                 edges = edge_rows(graph, element_ids)
                 for edge_type in EDGE_TYPES:
-                    d = diff(edges.get(edge_type, []), "key", session.run(state_query(edge_type)))
+                    d = diff(edges.get(edge_type, []), "key", held(session, edge_type, verify), verify)
                     bar.update(d.unchanged)
                     create, merge = edge_create_query(edge_type), edge_create_query(edge_type, merge=True)
                     for batch in _batches(d.create, batch_size):

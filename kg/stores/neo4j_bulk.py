@@ -2,8 +2,10 @@
 constraints, indexes and format node the diff loader (:mod:`kg.stores.neo4j`) writes.
 
 The result is the database the diff loader makes from the same graph (same nodes, relationships,
-properties, indexes, format node, canned-query answers), faster: the diff loader took 318 s for the
-ICLR 2026 graph (459k relationships), the import 80 s, most of it CSV writing and the restart.
+properties, indexes, format node, canned-query answers). It pays a fixed ~30 s (the importer's start,
+the server's stop and start) and then goes at about twice the diff loader's rate: on the ICLR 2026
+graph (133k nodes, 428k relationships) it took 57 s (CSV 19 s, import with the restart 29 s) and the
+diff loader 50 s, so it wins from about a million nodes and relationships (:data:`BULK_MIN_ROWS`).
 
 Steps:
 
@@ -26,8 +28,6 @@ never reaches (``BookmarkTimeout``): clients make a new driver, as :func:`load` 
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import math
 import os
 import re
@@ -36,7 +36,7 @@ import subprocess
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,19 +45,21 @@ import neo4j
 from neo4j import exceptions as nex
 
 from kg.errors import SinkError
-from kg.schema import check_edge_type, check_label, edge_properties
+from kg.schema import check_edge_type, check_label
 from kg.schema.aggregates import Aggregated
 from kg.schema.formats import FORMAT_LABEL
-from kg.stores import WriteReport, graph_counts
-from kg.stores.neo4j import check_edges, clear_errors, connect, create_schema, finish, node_rows, stored
+from kg.stores import WriteReport, graph_counts, no_gc
+from kg.stores.neo4j import (check_edges, clear_errors, connect, create_schema, finish, node_rows, relationship_properties,
+                             stored)
 
 SIDE_DATABASE = "kgimport"
 """The database an import writes before it is swapped in (``scripts/neo4j-local`` uses the same name)."""
 ARRAY_DELIMITERS = "\x1d\x1c\x1b\x02\x03\x04"
 """Candidates for the importer's array delimiter: control characters, the first no array item holds."""
-BULK_MIN_ROWS = 200_000
+BULK_MIN_ROWS = 1_000_000
 """Nodes plus relationships from which ``choose`` picks the importer for an empty database: below it the
-diff loader (thousands of rows a second, no restart) finishes before the importer's fixed ~30 s."""
+diff loader (~11k rows a second, no restart) finishes before the importer (~30 s fixed, then ~20k rows
+a second), measured with ``bench/neo4j_load.py --bulk`` on the ICLR 2026 graph."""
 
 _TYPES = {bool: "boolean", int: "long", float: "double", str: "string"}
 
@@ -170,31 +172,19 @@ def write_csv(aggregated: Aggregated, directory: Path) -> ImportFiles:
     """One CSV per label and per relationship type in ``directory``, with the diff loader's properties.
 
     Node and relationship properties are those of :func:`kg.stores.neo4j.node_rows` and
-    :func:`kg.schema.edge_properties` as :func:`kg.stores.neo4j.stored` keeps them, so an import
+    :func:`kg.stores.neo4j.relationship_properties` as :func:`kg.stores.neo4j.stored` keeps them, so an import
     and a diff load store the same values.
     """
     check_edges(aggregated.graph)
-    with _no_gc():
+    with no_gc():
         return _write_csv(aggregated, directory)
-
-
-@contextlib.contextmanager
-def _no_gc() -> Iterator[None]:
-    """Millions of small lists and strings, none cyclic: the collector's passes cost ~40% of the time."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _write_csv(aggregated: Aggregated, directory: Path) -> ImportFiles:
     nodes = {label: [stored(row["props"]) for row in rows] for label, rows in node_rows(aggregated).items()}
     edges: dict[str, list[tuple[str, str, dict[str, Any]]]] = defaultdict(list)
     for edge in aggregated.graph.edges:
-        edges[check_edge_type(edge.type)].append((edge.source, edge.target, stored(edge_properties(edge))))
+        edges[check_edge_type(edge.type)].append((edge.source, edge.target, stored(relationship_properties(edge))))
     delimiter = _array_delimiter(
         [props for rows in nodes.values() for props in rows] + [props for rows in edges.values() for _, _, props in rows]
     )
