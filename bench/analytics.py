@@ -69,7 +69,7 @@ def main() -> None:
     graph = kg.open(args.out)
     seconds, doc = timed(lambda: graph.document)
     base = rss_mb()
-    rows.append(("load records (graph.json)", "-", seconds, f"{len(doc.nodes):,} nodes, {len(doc.edges):,} edges"))
+    rows.append(("load records (graph.json.gz)", "-", seconds, f"{len(doc.nodes):,} nodes, {len(doc.edges):,} edges"))
 
     def row(name: str, fn: Callable[[], Any], note: Callable[[Any], str], limit: float | None = None, library: str = "kg") -> None:
         s, result = timed(fn, limit)

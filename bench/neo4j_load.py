@@ -8,7 +8,7 @@ of its nodes renamed and 1% of its relationships dropped ("1% change"). CPU seco
     scripts/neo4j-local start
     python bench/neo4j_load.py                      # synthetic graph, 5,000 papers (~40k relationships)
     python bench/neo4j_load.py --papers 37500       # ~300k relationships
-    python bench/neo4j_load.py --out out/iclr2026   # a built graph folder (its graph.json)
+    python bench/neo4j_load.py --out out/iclr2026   # a built graph folder (its graph.json.gz)
     python bench/neo4j_load.py --compare /tmp/old_neo4j.py   # also time another version of the sink
     python bench/neo4j_load.py --out /tmp/iclr --bulk --batch-sizes 10000   # the bulk import beside it
 
@@ -82,7 +82,7 @@ def _load(module: ModuleType, graph: GraphDocument, aggregated: Aggregated, **kw
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, help="built graph folder holding graph.json (default: synthetic)")
+    parser.add_argument("--out", type=Path, help="built graph folder holding graph.json.gz (default: synthetic)")
     parser.add_argument("--papers", type=int, default=5000, help="papers in the synthetic graph")
     parser.add_argument("--batch-sizes", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--compare", type=Path, help="an older neo4j.py to time on the same graph")
@@ -93,7 +93,7 @@ def main() -> None:
     if args.out:
         from kg.stores.nx import read_node_link
 
-        graph = read_node_link(args.out / "graph.json")
+        graph = read_node_link(args.out / "graph.json.gz")
         source = str(args.out)
     else:
         graph = synthetic_graph(args.papers)

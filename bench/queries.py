@@ -4,7 +4,7 @@ Usage:
     python bench/queries.py OUT [--runs 20] [--backend embedded --backend python --backend neo4j] [--load]
                             [--query NAME ...]
 
-``OUT`` is a folder written by ``kg build`` (``store/``, ``graph.json``).  Parameters come from
+``OUT`` is a folder written by ``kg build`` (``store/``, ``graph.json.gz``).  Parameters come from
 ``kg.testing.param_sets`` (the busiest node of the right kind, by name and by id), every set.  Times
 include entity resolution and the shared post-processing, as a user sees them.  ``neo4j`` reads the
 ``NEO4J_*`` settings; ``--load`` first loads the graph there (replacing what the database holds).

@@ -38,7 +38,7 @@ from kg.settings import DEFAULT_EXTRACTOR, Settings
 
 log = logging.getLogger(__name__)
 
-OUTPUT_FILES = ("store", "graph.ttl", "graph.json", "graph.graphml", "explorer.html", archive.FILE_NAME, "summary.json")
+OUTPUT_FILES = ("store", "graph.ttl.gz", "graph.json.gz", "graph.graphml.gz", "explorer.html", archive.FILE_NAME, "summary.json")
 
 @dataclass
 class BuildResult:
@@ -284,9 +284,9 @@ def write_outputs(graph: GraphDocument, summary: dict[str, Any], out: Path, *, s
     aggregated = aggregate(graph)
     writers: tuple[tuple[str, Callable[[Path], Any]], ...] = (
         ("store", lambda path: rdf.write_store(aggregated, path)),
-        ("graph.ttl", lambda path: rdf.write_turtle(aggregated, path)),
-        ("graph.json", lambda path: nx_sink.write_node_link(graph, path)),
-        ("graph.graphml", lambda path: nx_sink.write_graphml(graph, path)),
+        ("graph.ttl.gz", lambda path: rdf.write_turtle(aggregated, path)),
+        ("graph.json.gz", lambda path: nx_sink.write_node_link(graph, path)),
+        ("graph.graphml.gz", lambda path: nx_sink.write_graphml(graph, path)),
         ("explorer.html", lambda path: _write_explorer(graph, path, summary)),
         *(((archive.FILE_NAME, lambda path: archive.write(path, *records)),) if records is not None else ()),
     )
@@ -414,11 +414,13 @@ class Graph:
 
     @property
     def document(self) -> GraphDocument:
-        """The graph as records, read from ``graph.json``."""
+        """The graph as records, read from ``graph.json.gz`` (``graph.json`` in a folder built before
+        the exports were compressed)."""
         if self._document is None:
             from kg.stores.nx import read_node_link
 
-            self._document = read_node_link(self.out / "graph.json")
+            path = self.out / "graph.json.gz"
+            self._document = read_node_link(path if path.exists() else self.out / "graph.json")
         return self._document
 
     def sparql(self, query: str, **params: Any) -> list[dict[str, Any]]:

@@ -8,7 +8,7 @@ reads every Method (80,000 on the ICLR 2026 graph) cannot answer in 50 ms.  A *r
 rank is at most ``limit``, together fewer than ``2 * limit`` nodes per ranking.
 
 A build computes them once (``aggregate``, for the ``KINDS`` its canned queries declare) and hands
-the ``Aggregated`` graph to the embedded store, its Turtle and Neo4j, not to ``graph.json``; in Neo4j
+the ``Aggregated`` graph to the embedded store, its Turtle and Neo4j, not to ``graph.json.gz``; in Neo4j
 range indexes on the scalar ones serve ``top_entities``, ``new_in_corpus``, ``similar_papers`` and
 ``papers_for_entity``; the Python queries answer without them.  Properties and rows:
 

@@ -184,7 +184,7 @@ class Service:
             return self._browser
 
     def explorer(self, **options: Any) -> str:
-        """An explorer page rendered on demand (reads ``graph.json`` once, on the first call)."""
+        """An explorer page rendered on demand (reads ``graph.json.gz`` once, on the first call)."""
         from kg.viz import render
 
         with self._reading:

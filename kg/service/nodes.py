@@ -1,5 +1,5 @@
 """Entity and paper cards read from the embedded store: properties, neighbours by edge type,
-evidence sentences with offsets.  Every value is a bound parameter; the full ``graph.json`` is
+evidence sentences with offsets.  Every value is a bound parameter; the full ``graph.json.gz`` is
 never loaded (238 MB on the ICLR graph)."""
 
 from __future__ import annotations

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import gzip
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
 from dataclasses import dataclass, field
 
 from kg.records import GraphDocument
@@ -30,6 +33,20 @@ def graph_counts(graph: GraphDocument) -> tuple[dict[str, int], dict[str, int]]:
     nodes = Counter(n.label for n in graph.nodes)
     edges = Counter(e.type for e in graph.edges)
     return dict(sorted(nodes.items())), dict(sorted(edges.items()))
+
+
+def open_output(path: Path) -> BinaryIO:
+    """A file to write an export into, gzip-compressed when its name ends in ``.gz``: level 6 (the
+    Turtle of the ICLR 2026 graph 735 → 78 MB, ~7 s more), no timestamp, so the same graph
+    gives the same bytes."""
+    if path.suffix == ".gz":
+        return gzip.GzipFile(filename=str(path), mode="wb", compresslevel=6, mtime=0)  # type: ignore[return-value]
+    return open(path, "wb")
+
+
+def open_input(path: Path) -> BinaryIO:
+    """An export to read, decompressed when its name ends in ``.gz``."""
+    return gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")  # type: ignore[return-value]
 
 
 @contextlib.contextmanager

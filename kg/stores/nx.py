@@ -10,6 +10,7 @@ import networkx as nx
 
 from kg.records import Edge, Evidence, GraphDocument, Node
 from kg.schema import edge_properties, node_properties
+from kg.stores import open_input, open_output
 
 _NODE_FIELDS = frozenset({"id", "name", "aliases", "papers", "support", "mentions", "label"})
 _EDGE_FIELDS = frozenset(
@@ -60,12 +61,14 @@ def from_networkx(g: nx.MultiDiGraph) -> GraphDocument:
 def write_node_link(graph: GraphDocument, path: Path) -> None:
     """networkx node-link JSON (``edges`` key), sorted keys, for tools and for ``kg.open``."""
     data = nx.node_link_data(to_networkx(graph), edges="edges")
-    path.write_text(json.dumps(data, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
+    with open_output(path) as fh:
+        fh.write((json.dumps(data, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8"))
 
 
 def read_node_link(path: Path) -> GraphDocument:
-    """Read ``graph.json`` back into records."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    """Read ``graph.json.gz`` (or an uncompressed ``graph.json.gz``) back into records."""
+    with open_input(Path(path)) as fh:
+        data = json.loads(fh.read())
     return from_networkx(nx.node_link_graph(data, directed=True, multigraph=True, edges="edges"))
 
 
@@ -83,7 +86,8 @@ def write_graphml(graph: GraphDocument, path: Path) -> None:
     renamed = {n: _XML_ILLEGAL.sub("\ufffd", n) for n in g if _XML_ILLEGAL.search(n)}
     if renamed:
         nx.relabel_nodes(g, renamed, copy=False)
-    nx.write_graphml(g, path)
+    with open_output(path) as fh:
+        nx.write_graphml(g, fh)
 
 
 _XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")

@@ -24,6 +24,7 @@ from kg.schema import edge_properties, node_properties
 from kg.names import lone_surrogate, name_fragments, name_keys
 from kg.schema import vocab as v
 from kg.schema.aggregates import ANY_LABEL, EDGE_AGGREGATE_PROPERTIES, SEPARATOR, Aggregated, band
+from kg.stores import open_output
 
 if TYPE_CHECKING:
     import rdflib
@@ -165,7 +166,7 @@ def write_store(aggregated: Aggregated, path: Path) -> int:
 
 def _neighbourhoods(aggregated: Aggregated) -> Iterator[ox.Quad]:
     """One ``kg:neighbourhood`` JSON literal per busy node (``kg.schema.aggregates.Neighbourhood``):
-    an index of the store for ``kg serve``'s cards, left out of ``graph.ttl``."""
+    an index of the store for ``kg serve``'s cards, left out of ``graph.ttl.gz``."""
     p = _predicate(v.KG + "neighbourhood")
     for n in aggregated.neighbourhoods:
         packed = {key: [count, [list(end) for end in ends]] for key, (count, ends) in n.groups.items()}
@@ -174,7 +175,7 @@ def _neighbourhoods(aggregated: Aggregated) -> Iterator[ox.Quad]:
 
 def write_turtle(aggregated: Aggregated, path: Path) -> None:
     """Turtle with the project's prefixes, for people and other tools, in the graph's order."""
-    with open(path, "wb") as fh:
+    with open_output(path) as fh:
         ox.serialize(_with_aggregates(aggregated, ox.Triple), fh, ox.RdfFormat.TURTLE, prefixes=v.PREFIXES)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 from importlib import resources
 from pathlib import Path
 
@@ -35,7 +36,7 @@ def _validate(data: rdflib.Graph) -> tuple[bool, str]:
 
 
 def test_shapes_accept_the_seeds_results_and_reject_broken_ones(seeds_out: Path) -> None:
-    data = rdflib.Graph().parse(seeds_out / "graph.ttl", format="turtle")
+    data = rdflib.Graph().parse(gzip.open(seeds_out / "graph.ttl.gz"), format="turtle")
     results = sorted(data.subjects(RDF.type, rdflib.URIRef(v.KG + "Result")))
     assert len(results) >= 3
     conforms, text = _validate(data)

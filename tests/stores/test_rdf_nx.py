@@ -3,6 +3,7 @@ read back equals the records; SPARQL parameters are bound, not pasted."""
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 
 import networkx as nx
@@ -24,7 +25,7 @@ def _nt(term) -> str:
 
 
 def test_rdf_turtle_round_trip_equals_store(seeds_out: Path) -> None:
-    parsed = rdflib.Graph().parse(seeds_out / "graph.ttl", format="turtle")
+    parsed = rdflib.Graph().parse(gzip.open(seeds_out / "graph.ttl.gz"), format="turtle")
     store = rdf.open_store(seeds_out / "store")
     from_store = {(str(q.subject), str(q.predicate), str(q.object)) for q in store}
     from_turtle = {
@@ -64,7 +65,7 @@ def test_nx_node_link_round_trip_on_seeds(seeds_out: Path, seeds_graph: GraphDoc
     g = nx_sink.to_networkx(seeds_graph)
     assert g.number_of_nodes() == len(seeds_graph.nodes) and g.number_of_edges() == len(seeds_graph.edges)
     assert nx_sink.from_networkx(g) == seeds_graph
-    graphml = nx.read_graphml(seeds_out / "graph.graphml")
+    graphml = nx.read_graphml(seeds_out / "graph.graphml.gz")
     assert graphml.number_of_nodes() == len(seeds_graph.nodes)
 
 
@@ -131,7 +132,7 @@ def _flat(data: dict) -> dict:
 def test_graphml_round_trip_carries_every_property(seeds_out: Path, seeds_graph: GraphDocument) -> None:
     """Content, not counts: every node and edge attribute of the graph comes back from graph.graphml."""
     g = nx_sink.to_networkx(seeds_graph)
-    back = nx.read_graphml(seeds_out / "graph.graphml", force_multigraph=True)
+    back = nx.read_graphml(seeds_out / "graph.graphml.gz", force_multigraph=True)
     assert {n: _flat(d) for n, d in back.nodes(data=True)} == {n: _flat(d) for n, d in g.nodes(data=True)}
     assert sorted((s, t, k, sorted(_flat(d).items())) for s, t, k, d in back.edges(keys=True, data=True)) == sorted(
         (s, t, k, sorted(_flat(d).items())) for s, t, k, d in g.edges(keys=True, data=True)
@@ -140,10 +141,10 @@ def test_graphml_round_trip_carries_every_property(seeds_out: Path, seeds_graph:
 
 @pytest.mark.issue(21)
 def test_node_link_back_into_a_store_gives_the_same_statements(seeds_out: Path, tmp_path: Path) -> None:
-    """graph.json read back and written as a store again holds exactly the statements of store/."""
+    """graph.json.gz read back and written as a store again holds exactly the statements of store/."""
     from kg.api import aggregate
 
     again = tmp_path / "store"
-    rdf.write_store(aggregate(nx_sink.read_node_link(seeds_out / "graph.json")), again)
+    rdf.write_store(aggregate(nx_sink.read_node_link(seeds_out / "graph.json.gz")), again)
     original = {str(q) for q in rdf.open_store(seeds_out / "store")}
     assert {str(q) for q in rdf.open_store(again)} == original and len(original) > 5000
