@@ -4,8 +4,8 @@ constraints, indexes and format node the diff loader (:mod:`kg.stores.neo4j`) wr
 The result is the database the diff loader makes from the same graph (same nodes, relationships,
 properties, indexes, format node, canned-query answers). It pays a fixed ~30 s (the importer's start,
 the server's stop and start) and then goes at about twice the diff loader's rate: on the ICLR 2026
-graph (133k nodes, 428k relationships) it took 57 s (CSV 19 s, import with the restart 29 s) and the
-diff loader 50 s, so it wins from about a million nodes and relationships (:data:`BULK_MIN_ROWS`).
+graph (133k nodes, 428k relationships) it took 55 s (CSV 17 s, import with the restart 29 s) and the
+diff loader 49 s, so it wins from about a million nodes and relationships (:data:`BULK_MIN_ROWS`).
 
 Steps:
 
