@@ -529,20 +529,23 @@ def _years(text: str | None) -> tuple[int | None, int | None] | None:
 
 @cli.command()
 @click.argument("out", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["ttl", "nt", "jsonld"]), required=True)
+@click.option("--format", "fmt", type=click.Choice(["ttl", "nt", "jsonld", "graphml"]), required=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="File to write (atomically); default: standard output.")
+              help="File to write (atomically; gzip-compressed if it ends in .gz); default: standard output.")
 @_errors
 def export(out: Path, fmt: str, output: Path | None) -> None:
-    """Export the graph as Turtle, N-Triples or JSON-LD, through rdflib over the embedded store.
+    """Export the graph as Turtle, N-Triples or JSON-LD (through rdflib over the embedded store), or
+    as GraphML for Gephi and yEd (through networkx; kg build does not write it).
 
     \b
     Example:
         kg export out/ --format jsonld -o graph.jsonld
-        kg export out/ --format nt | gzip > graph.nt.gz
+        kg export out/ --format nt -o graph.nt.gz
+        kg export out/ --format graphml -o graph.graphml
     """
-    triples = api.export(out, fmt, output, stream=None if output else sys.stdout.buffer)
-    click.echo(f"{triples} triples" + (f" -> {output}" if output else ""), err=True)
+    count = api.export(out, fmt, output, stream=None if output else sys.stdout.buffer)
+    what = "nodes and edges" if fmt == "graphml" else "triples"
+    click.echo(f"{count} {what}" + (f" -> {output}" if output else ""), err=True)
 
 
 @cli.command()

@@ -137,6 +137,6 @@ def test_faults_missing_explorer_bundle_still_writes_every_other_output(tmp_path
     env = dict(os.environ, PYTHONPATH=str(site))
     done = subprocess.run([*KG, "build", str(SEEDS), "-o", str(out)], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["extractions.jsonl.gz", "graph.graphml.gz", "graph.json.gz", "graph.ttl.gz", "store", "summary.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["extractions.jsonl.gz", "graph.json.gz", "graph.ttl.gz", "store", "summary.json"]
     assert "no explorer.html" in done.stderr and "pip install dist/paperkg-" in done.stderr and "make kg/viz/static/vendor.js" in done.stderr
     assert kg.open(out).summary["explorer"].startswith("the explorer's renderer bundle")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import BinaryIO
 
 import networkx as nx
 
@@ -72,8 +73,9 @@ def read_node_link(path: Path) -> GraphDocument:
     return from_networkx(nx.node_link_graph(data, directed=True, multigraph=True, edges="edges"))
 
 
-def write_graphml(graph: GraphDocument, path: Path) -> None:
-    """GraphML for Gephi/yEd; list properties are JSON-encoded strings (GraphML has no lists).
+def write_graphml(graph: GraphDocument, target: Path | BinaryIO) -> None:
+    """GraphML for Gephi/yEd (``kg export --format graphml``) into a file (gzip-compressed when its name
+    ends in ``.gz``) or a binary stream; list properties are JSON-encoded strings (GraphML has no lists).
 
     XML 1.0 cannot carry most control characters, which real abstracts contain (stray ``\\x08``
     from LaTeX, form feeds): in GraphML, and only there, they become U+FFFD.
@@ -86,8 +88,11 @@ def write_graphml(graph: GraphDocument, path: Path) -> None:
     renamed = {n: _XML_ILLEGAL.sub("\ufffd", n) for n in g if _XML_ILLEGAL.search(n)}
     if renamed:
         nx.relabel_nodes(g, renamed, copy=False)
-    with open_output(path) as fh:
-        nx.write_graphml(g, fh)
+    if isinstance(target, Path):
+        with open_output(target) as fh:
+            nx.write_graphml(g, fh)
+    else:
+        nx.write_graphml(g, target)
 
 
 _XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")

@@ -4,6 +4,7 @@ read back equals the records; SPARQL parameters are bound, not pasted."""
 from __future__ import annotations
 
 import gzip
+import io
 from pathlib import Path
 
 import networkx as nx
@@ -61,11 +62,18 @@ def test_rdf_parameters_are_bound_not_pasted(seeds_out: Path) -> None:
     assert rows == [{"x": "method:equilibrium propagation"}]
 
 
-def test_nx_node_link_round_trip_on_seeds(seeds_out: Path, seeds_graph: GraphDocument) -> None:
+def test_nx_node_link_round_trip_on_seeds(seeds_out: Path, seeds_graph: GraphDocument, tmp_path: Path) -> None:
+    from kg.api import export
+
     g = nx_sink.to_networkx(seeds_graph)
     assert g.number_of_nodes() == len(seeds_graph.nodes) and g.number_of_edges() == len(seeds_graph.edges)
     assert nx_sink.from_networkx(g) == seeds_graph
-    graphml = nx.read_graphml(seeds_out / "graph.graphml.gz")
+    # GraphML on request (kg export), compressed by its name; the build writes none
+    assert not (seeds_out / "graph.graphml.gz").exists()
+    assert export(seeds_out, "graphml", tmp_path / "graph.graphml.gz") == len(seeds_graph.nodes) + len(seeds_graph.edges)
+    assert gzip.open(tmp_path / "graph.graphml.gz").read(5) == b"<?xml"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["graph.graphml.gz"]
+    graphml = nx.read_graphml(tmp_path / "graph.graphml.gz")
     assert graphml.number_of_nodes() == len(seeds_graph.nodes)
 
 
@@ -130,9 +138,13 @@ def _flat(data: dict) -> dict:
 
 @pytest.mark.issue(21)
 def test_graphml_round_trip_carries_every_property(seeds_out: Path, seeds_graph: GraphDocument) -> None:
-    """Content, not counts: every node and edge attribute of the graph comes back from graph.graphml."""
+    """Content, not counts: every node and edge attribute of the graph comes back from its GraphML."""
+    from kg.api import export
+
     g = nx_sink.to_networkx(seeds_graph)
-    back = nx.read_graphml(seeds_out / "graph.graphml.gz", force_multigraph=True)
+    stream = io.BytesIO()
+    export(seeds_out, "graphml", stream=stream)
+    back = nx.read_graphml(io.BytesIO(stream.getvalue()), force_multigraph=True)
     assert {n: _flat(d) for n, d in back.nodes(data=True)} == {n: _flat(d) for n, d in g.nodes(data=True)}
     assert sorted((s, t, k, sorted(_flat(d).items())) for s, t, k, d in back.edges(keys=True, data=True)) == sorted(
         (s, t, k, sorted(_flat(d).items())) for s, t, k, d in g.edges(keys=True, data=True)
