@@ -102,7 +102,8 @@ def main() -> None:
     t = time.perf_counter()
     aggregated = aggregate(graph)
     seconds_aggregate = time.perf_counter() - t
-    empty, changed_aggregated = GraphDocument((), ()), aggregate(changed)
+    changed_aggregated = aggregate(changed)
+    empty = GraphDocument((), ())
     empty_aggregated = aggregate(empty)
     sinks = {"current": sink} | ({args.compare.name: _module(args.compare)} if args.compare else {})
     conn = Settings.from_env()

@@ -27,7 +27,9 @@ load of the same graph writes nothing. Every node and relationship holds a diges
 properties (:data:`DIGEST`), so the load reads ids and digests rather than every property (the
 state of the ICLR 2026 graph's 207k MENTIONS: 0.7 s against 6 s). A property edited by hand keeps
 its digest and goes unnoticed; ``verify=True`` (``kg load neo4j --verify``) compares every property
-instead and repairs it. Missing, duplicate, stale and misplaced elements are found either way. Labels and types enter query text only after
+instead and repairs it. Missing, duplicate, stale and misplaced elements are found either way.
+
+Labels and types enter query text only after
 :func:`kg.schema.check_label` / :func:`kg.schema.check_edge_type`; every value is a parameter.
 A load killed half-way leaves whole committed batches, which the next load's diff completes.
 A batch the driver retries (its commit may have gone through before the connection dropped) is
@@ -47,9 +49,9 @@ The ``neo4j`` driver is imported here, and this module is imported only on use, 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import time
-import hashlib
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field

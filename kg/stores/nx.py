@@ -73,9 +73,9 @@ def read_node_link(path: Path) -> GraphDocument:
     return from_networkx(nx.node_link_graph(data, directed=True, multigraph=True, edges="edges"))
 
 
-def write_graphml(graph: GraphDocument, target: Path | BinaryIO) -> None:
-    """GraphML for Gephi/yEd (``kg export --format graphml``) into a file (gzip-compressed when its name
-    ends in ``.gz``) or a binary stream; list properties are JSON-encoded strings (GraphML has no lists).
+def write_graphml(graph: GraphDocument, stream: BinaryIO) -> None:
+    """GraphML for Gephi/yEd (``kg export --format graphml``) into a binary stream; list properties are
+    JSON-encoded strings (GraphML has no lists).
 
     XML 1.0 cannot carry most control characters, which real abstracts contain (stray ``\\x08``
     from LaTeX, form feeds): in GraphML, and only there, they become U+FFFD.
@@ -88,11 +88,7 @@ def write_graphml(graph: GraphDocument, target: Path | BinaryIO) -> None:
     renamed = {n: _XML_ILLEGAL.sub("\ufffd", n) for n in g if _XML_ILLEGAL.search(n)}
     if renamed:
         nx.relabel_nodes(g, renamed, copy=False)
-    if isinstance(target, Path):
-        with open_output(target) as fh:
-            nx.write_graphml(g, fh)
-    else:
-        nx.write_graphml(g, target)
+    nx.write_graphml(g, stream)
 
 
 _XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")

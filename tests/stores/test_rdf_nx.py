@@ -123,7 +123,8 @@ def test_graphml_carries_control_characters_as_replacement_characters(tmp_path) 
     paper = Node("paper:p\x01", "Paper", "Foo\x08Net paper", papers=("paper:p\x01",), properties={"abstract": text})
     method = Node("method:foo\x08net", "Method", "Foo\x08Net", papers=("paper:p\x01",), mentions=1)
     edge = Edge(paper.id, method.id, "MENTIONS", (Evidence(paper.id, 11, 18, 0, len(text), "r", 0.5),))
-    nx_sink.write_graphml(GraphDocument((method, paper), (edge,)), tmp_path / "g.graphml")
+    with open(tmp_path / "g.graphml", "wb") as fh:
+        nx_sink.write_graphml(GraphDocument((method, paper), (edge,)), fh)
     back = nx.read_graphml(tmp_path / "g.graphml")
     assert sorted(back.nodes) == ["method:foo\ufffdnet", "paper:p\ufffd"]
     assert back.nodes["paper:p\ufffd"]["abstract"] == "We propose Foo\ufffdNet\ufffd for graphs."
