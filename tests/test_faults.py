@@ -140,3 +140,32 @@ def test_faults_missing_explorer_bundle_still_writes_every_other_output(tmp_path
     assert sorted(p.name for p in out.iterdir()) == ["extractions.jsonl.gz", "graph.json.gz", "graph.ttl.gz", "store", "summary.json"]
     assert "no explorer.html" in done.stderr and "pip install dist/paperkg-" in done.stderr and "make kg/viz/static/vendor.js" in done.stderr
     assert kg.open(out).summary["explorer"].startswith("the explorer's renderer bundle")
+
+
+def test_faults_writer_failing_in_the_forked_lane_fails_clearly_and_keeps_graph(
+        tmp_path: Path, seeds_out: Path, clean_digest: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The exports are written by a forked child beside the store: its OS error comes back as the
+    writer's own, and the build leaves the previous graph."""
+    out = tmp_path / "out"
+    shutil.copytree(seeds_out, out)
+
+    def full(graph, path: Path) -> None:
+        path.write_bytes(b"{")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("kg.stores.nx.write_node_link", full)
+    with pytest.raises(BuildError, match=rf"could not write the graph into {out} \(graph.json.gz: \[Errno 28\] No space left on device\); the previous graph there is kept"):
+        kg.build([SEEDS], out)
+    assert output_digest(out) == clean_digest
+    assert _litter(out) == []
+
+
+def test_faults_forked_lane_killed_fails_clearly_and_keeps_graph(
+        tmp_path: Path, seeds_out: Path, clean_digest: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "out"
+    shutil.copytree(seeds_out, out)
+    monkeypatch.setattr("kg.stores.rdf.write_turtle", lambda aggregated, path: os.kill(os.getpid(), signal.SIGKILL))
+    with pytest.raises(BuildError, match=r"\(graph.ttl.gz, graph.json.gz: the process writing them died, exit code -9\); the previous graph there is kept"):
+        kg.build([SEEDS], out)
+    assert output_digest(out) == clean_digest
+    assert _litter(out) == []
