@@ -49,7 +49,7 @@ from kg.schema import check_edge_type, check_label
 from kg.schema.aggregates import Aggregated
 from kg.schema.formats import FORMAT_LABEL
 from kg.stores import WriteReport, graph_counts, no_gc
-from kg.stores.neo4j import (check_edges, clear_errors, connect, create_schema, finish, node_rows, relationship_properties,
+from kg.stores.neo4j import (check_graph, clear_errors, connect, create_schema, finish, node_rows, relationship_properties,
                              stored)
 
 SIDE_DATABASE = "kgimport"
@@ -175,7 +175,7 @@ def write_csv(aggregated: Aggregated, directory: Path) -> ImportFiles:
     :func:`kg.stores.neo4j.relationship_properties` as :func:`kg.stores.neo4j.stored` keeps them, so an import
     and a diff load store the same values.
     """
-    check_edges(aggregated.graph)
+    check_graph(aggregated.graph)
     with no_gc():
         return _write_csv(aggregated, directory)
 
@@ -345,7 +345,7 @@ def load(
     """
     graph = aggregated.graph
     seconds: dict[str, float] = {}
-    check_edges(graph)
+    check_graph(graph)
     with clear_errors(uri, user, database), connect(uri, user, password, 30.0) as driver:
         held = held_nodes(driver, database)
     if held and not overwrite:

@@ -394,7 +394,7 @@ def test_neo4j_retry_form_of_a_committed_batch_adds_nothing(db, tiny_graph):
         for label, rows in sink.node_rows(aggregated).items():
             eids.update((r["id"], r["eid"]) for r in s.execute_write(sink._run, sink.node_create_query(label, merge=True), rows))
         for edge_type, rows in sink.edge_rows(aggregated.graph, eids).items():
-            sent = [{"a": r["a"], "b": r["b"], "props": r["props"]} for r in rows]
+            sent = [{"a": r["a"], "b": r["b"], "props": sink.row_properties(r)} for r in rows]
             assert s.execute_write(sink._run, sink.edge_create_query(edge_type, merge=True), sent)[0]["n"] == len(rows)
     assert _dump(db) == before
     assert _duplicates(db) == 0
