@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import inspect
 import logging
 import os
 import sys
@@ -74,10 +75,11 @@ def _module(path: Path) -> ModuleType:
 
 
 def _load(module: ModuleType, graph: GraphDocument, aggregated: Aggregated, **kw):
-    """Load with ``module``: this version takes the graph with its aggregates, computed once before
-    the timing (a build computes them once for every sink); an older sink computed them itself,
-    inside its timed load."""
-    return module.load(aggregated if module is sink else graph, **kw)
+    """Load with ``module``: a sink whose ``load`` takes ``aggregated`` gets the graph with its
+    aggregates, computed once before the timing (a build computes them once for every sink); an
+    older one computed them itself, inside its timed load."""
+    takes_aggregates = next(iter(inspect.signature(module.load).parameters)) == "aggregated"
+    return module.load(aggregated if takes_aggregates else graph, **kw)
 
 
 def main() -> None:
