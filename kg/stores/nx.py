@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-import itertools
+import io
 import json
 import re
 from collections.abc import Iterator
@@ -32,15 +32,19 @@ def to_networkx(graph: GraphDocument) -> nx.MultiDiGraph:
         'Method'
     """
     g = nx.MultiDiGraph(**graph.meta)
-    for node in graph.nodes:
-        g.add_node(node.id, label=node.label, **node_properties(node))
-    g.add_edges_from(
-        (edge.source, edge.target, edge.type, {"type": edge.type, **edge_properties(edge)} | {"key": None})
-        for edge in graph.edges
-    )
-    for _, _, data in g.edges(data=True):
-        del data["key"]
+    g.add_nodes_from((node.id, _node_data(node)) for node in graph.nodes)
+    g.add_edges_from((edge.source, edge.target, edge.type, _edge_data(edge)) for edge in graph.edges)
     return g
+
+
+def _node_data(node: Node) -> dict:
+    return {"label": node.label, **node_properties(node)}
+
+
+def _edge_data(edge: Edge) -> dict:
+    data = {"type": edge.type, **edge_properties(edge)}
+    del data["key"]
+    return data
 
 
 def from_networkx(g: nx.MultiDiGraph) -> GraphDocument:
@@ -73,41 +77,24 @@ def write_node_link(graph: GraphDocument, path: Path) -> None:
     for edge in graph.edges:
         adjacency.setdefault(edge.source, {}).setdefault(edge.target, []).append(edge)
     edges = (
-        {"type": edge.type, **_without_key(edge_properties(edge)), "source": edge.source, "target": edge.target, "key": edge.type}
+        {**_edge_data(edge), "source": edge.source, "target": edge.target, "key": edge.type}
         for node in graph.nodes for by_target in adjacency.get(node.id, {}).values() for edge in by_target
     )
-    nodes = ({"label": node.label, **node_properties(node), "id": node.id} for node in graph.nodes)
+    nodes = ({**_node_data(node), "id": node.id} for node in graph.nodes)
     dump = functools.partial(json.dumps, ensure_ascii=False, sort_keys=True)
-    with open_output(path) as fh:
-        for chunk in _chunks(itertools.chain(
-            ['{"directed": true, "edges": ['], _joined(map(dump, edges)),
-            [f'], "graph": {dump(dict(graph.meta))}, "multigraph": true, "nodes": ['], _joined(map(dump, nodes)), ["]}\n"],
-        )):
-            fh.write(chunk.encode("utf-8"))
+    # A megabyte buffer: GzipFile compresses on every write it is given.
+    with open_output(path) as raw, io.BufferedWriter(raw, 1 << 20) as fh:
+        fh.write(b'{"directed": true, "edges": [')
+        _write_joined(fh, map(dump, edges))
+        fh.write(f'], "graph": {dump(dict(graph.meta))}, "multigraph": true, "nodes": ['.encode())
+        _write_joined(fh, map(dump, nodes))
+        fh.write(b"]}\n")
 
 
-def _without_key(properties: dict) -> dict:
-    properties.pop("key", None)
-    return properties
-
-
-def _joined(items: Iterator[str]) -> Iterator[str]:
-    """``", ".join(items)`` as a stream."""
+def _write_joined(fh: BinaryIO, items: Iterator[str]) -> None:
+    """``fh.write(", ".join(items).encode())`` without the joined string."""
     for i, item in enumerate(items):
-        yield item if i == 0 else ", " + item
-
-
-def _chunks(parts: Iterator[str], size: int = 1 << 20) -> Iterator[str]:
-    """Parts joined into strings of about ``size`` characters, so the compressor is called per megabyte."""
-    buffer: list[str] = []
-    held = 0
-    for part in parts:
-        buffer.append(part)
-        held += len(part)
-        if held >= size:
-            yield "".join(buffer)
-            buffer, held = [], 0
-    yield "".join(buffer)
+        fh.write(f", {item}".encode() if i else item.encode())
 
 
 def read_node_link(path: Path) -> GraphDocument:
