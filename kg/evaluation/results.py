@@ -9,7 +9,7 @@ dataset all right.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from kg.evaluation.entities import names_match
 
@@ -32,6 +32,26 @@ def same_name(p, g) -> bool:
     return names_match(str(p), str(g))
 
 
+def matched_pairs(predicted: Sequence[tuple[int, int]], gold: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """(predicted, gold) index pairs of value spans that overlap, one to one, largest overlap first.
+
+    Example:
+        >>> matched_pairs([(0, 4), (10, 14)], [(2, 6), (11, 12), (30, 33)])
+        [(0, 0), (1, 1)]
+    """
+    pairs = sorted(((min(p[1], g[1]) - max(p[0], g[0]), i, j) for i, p in enumerate(predicted) for j, g in enumerate(gold)),
+                   reverse=True)
+    used_p, used_g, out = set(), set(), []
+    for overlap, i, j in pairs:
+        if overlap <= 0:
+            break
+        if i not in used_p and j not in used_g:
+            used_p.add(i)
+            used_g.add(j)
+            out.append((i, j))
+    return out
+
+
 def _f1(t: int, p: int, g: int) -> float:
     return round(200 * t / (p + g), 1) if p + g else 0.0
 
@@ -52,16 +72,7 @@ def score_results(predictions: Iterable[dict], gold: Iterable[dict]) -> dict:
         P = pred.get(pid, [])
         n_pred += len(P)
         n_gold += len(G)
-        pairs = sorted(((min(p["end"], g["end"]) - max(p["start"], g["start"]), i, j)
-                        for i, p in enumerate(P) for j, g in enumerate(G)), reverse=True)
-        used_p, used_g = set(), set()
-        for overlap, i, j in pairs:
-            if overlap <= 0:
-                break
-            if i in used_p or j in used_g:
-                continue
-            used_p.add(i)
-            used_g.add(j)
+        for i, j in matched_pairs([(p["start"], p["end"]) for p in P], [(g["start"], g["end"]) for g in G]):
             n_match += 1
             p, g = P[i], G[j]
             ok = {"number": same_number(p, g), "kind": p.get("kind") == g.get("kind"),

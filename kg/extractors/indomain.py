@@ -11,7 +11,6 @@ marked too (the guidelines annotate repeats), and a calibrated confidence.
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from importlib.resources import as_file, files
 from pathlib import Path
@@ -24,7 +23,7 @@ from spacy.tokens import Doc
 from kg.extractors.abbreviations import title_abbreviation
 from kg.extractors.roles import LinearHeads
 from kg.names import canonical
-from kg.extractors.text import trim_markup, without_overlaps, word_occurrences
+from kg.extractors.text import name_shape, trim_markup, without_overlaps, word_occurrences
 from kg.records import Mention
 
 EXTRACTOR_NAME = "indomain.v1"
@@ -78,9 +77,7 @@ def mention_features(m: Mention, source: str, count: int) -> list[str]:
     """What the confidence model reads about one mention: label, where it came from, its shape."""
     words = m.text.split()
     lab = m.label
-    shape = ("acronym" if re.fullmatch(r"[A-Z][A-Za-z0-9\-+.]*[A-Z0-9+]s?", m.text) and len(words) == 1
-             else "capitalised" if all(w[:1].isupper() for w in words)
-             else "lower" if m.text.islower() else "mixed")
+    shape = name_shape(m.text)
     return [
         f"label={lab}",
         f"source={source}|{lab}",

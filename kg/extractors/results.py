@@ -17,6 +17,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -25,6 +26,9 @@ from kg.extractors.bounds import math_segments, sentence_spans
 from kg.names import canonical
 from kg.records import Mention, Relation, Result
 from kg.schema.metrics import better_direction, metric_patterns
+
+if TYPE_CHECKING:
+    from kg.extractors.result_names import NameRanker
 
 RULE = "results.v1"
 
@@ -224,7 +228,7 @@ def _cue_before(before: str) -> re.Match[str] | None:
     return None
 
 
-def _metric_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+def metric_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """Known metric names in text[start:end], neighbours joined ("FID score", "top-1 accuracy")."""
     _, lower, exact = metric_patterns()
     spans: list[tuple[int, int]] = []
@@ -360,7 +364,7 @@ def _metric_after(text: str, n: _Number, stop: int, loose: bool = False) -> str 
         return "speed" if re.match(r"speed-?ups?$", (lead.group("change") or "").strip(), re.I) else None
     phrase = re.sub(r"\bspeed-?ups?$", "speed", phrase, flags=re.I)  # a speedup measures speed
     prep = (lead.group("prep") or "").strip().lower()
-    if _metric_spans(phrase, 0, len(phrase)) or phrase.endswith(")") or (lead.group("change") and not prep):
+    if metric_spans(phrase, 0, len(phrase)) or phrase.endswith(")") or (lead.group("change") and not prep):
         return phrase
     if loose and prep in ("in", "in terms of") and not re.search(r"\d|[a-z][A-Z]|[A-Z][a-z]+-?[A-Z]", phrase):
         return phrase
@@ -382,7 +386,7 @@ def _metric_before(text: str, lo: int, n: _Number) -> str | None:
         return _words(" ".join(np.split()[-4:]))
     of = _OF_BEFORE.search(seg)
     if of:
-        known = _metric_spans(of.group(1), 0, len(of.group(1)))
+        known = metric_spans(of.group(1), 0, len(of.group(1)))
         if known:
             return _words(of.group(1)[known[0][0]:])
         verb = re.search(r"\b(?:achiev|attain|reach|obtain)\w*\s+(?:an?\s+|the\s+)?((?:[^\s,.;:]+\s+){0,3}?[^\s,.;:]+)\s+of\s*$", seg)
@@ -573,7 +577,7 @@ def _group(text: str, names: list[tuple[int, int, int | None]]) -> list[tuple[in
 
 def _is_metric(name: str) -> bool:
     """A metric written like a name ("FID", "ASR", "pass@1")."""
-    return _metric_spans(name, 0, len(name))[:1] == [(0, len(name))]
+    return metric_spans(name, 0, len(name))[:1] == [(0, len(name))]
 
 
 def _not_a_method(name: str) -> bool:
@@ -705,7 +709,7 @@ class _Evidence:
 _CUES: tuple[tuple[int, str, Callable[[_Evidence], bool]], ...] = (
     (2, "a percent, ratio or points unit", lambda e: e.n.unit in ("%", "x", "pp")),
     (1, "a measurement unit word (ms, fps, Hz, points)", lambda e: e.n.unit not in ("", "%", "x", "pp")),
-    (2, "a metric name right after it", lambda e: bool((k := _metric_spans(e.after, 0, 40))) and not e.after[:k[0][0]].strip(" $*}-()")),
+    (2, "a metric name right after it", lambda e: bool((k := metric_spans(e.after, 0, 40))) and not e.after[:k[0][0]].strip(" $*}-()")),
     (2, "a metric named before it (precision of, reduces X by)", lambda e: e.n.unit not in ("%", "x") and bool(_metric_before(e.text, e.lo, e.n))),
     (1, "a change word beside it", lambda e: bool(_CHANGE_AFTER.match(e.after) or _cue_before(e.before))),
     (1, "a sign", lambda e: bool(e.n.sign)),
@@ -714,7 +718,7 @@ _CUES: tuple[tuple[int, str, Callable[[_Evidence], bool]], ...] = (
     (1, "a decimal fraction (counts are whole)", lambda e: not e.n.low.is_integer()),
     (1, "an acronym right after or before it (72.32 MUSIQ, STD 0.05)", lambda e: bool(_ACRONYM_AFTER.match(e.after) or _ACRONYM_BEFORE.search(e.near))),
     (1, "a bare number of a from-to pair", lambda e: not e.n.unit and bool(_FROM.search(e.near) or _TO_AFTER.match(e.after))),
-    (1, "a metric named shortly before it", lambda e: bool(_metric_spans(e.before, max(0, len(e.before) - 40), len(e.before)))),
+    (1, "a metric named shortly before it", lambda e: bool(metric_spans(e.before, max(0, len(e.before) - 40), len(e.before)))),
     (-2, "a setting share after a percentage (70% sparsity, 1.2% of the parameters)", lambda e: e.n.unit == "%" and bool(_SETTING_AFTER.match(e.after))),
     (-3, "an enumerator: (1)", lambda e: e.before.endswith("(") and e.text[e.n.end:e.n.end + 1] == ")" and e.n.low < 10 and not e.n.unit),
     (-3, "a count noun after a bare number or ratio (12 datasets, 5-fold cross-validation)", lambda e: e.n.unit in ("", "x") and bool(_COUNT_NOUNS.match(e.after))),
@@ -852,7 +856,7 @@ def _metric(ctx: _Context, n: _Number, window: _Window, listed: Result | None) -
             return text[hit[0]:hit[1]], hit[2]  # type: ignore[return-value]
     if listed and listed.metric:
         return listed.metric, listed.metric_entity
-    hit = _nearest([(s, e, None) for s, e in _metric_spans(text, lo, hi)], n)
+    hit = _nearest([(s, e, None) for s, e in metric_spans(text, lo, hi)], n)
     return (_metric_name(text[hit[0]:hit[1]]), None) if hit else (None, None)
 
 
@@ -893,26 +897,39 @@ if not Doc.has_extension("kg_results"):
     Doc.set_extension("kg_results", default=())
 
 
-@Language.factory("kg_results")
-def make_results(nlp: Language, name: str) -> ResultFinder:
-    """spaCy factory: ``doc._.kg_results`` from :func:`find_results` over the text as read."""
-    return ResultFinder()
+@Language.factory("kg_results", default_config={"names": None})
+def make_results(nlp: Language, name: str, names: str | None) -> ResultFinder:
+    """spaCy factory: ``doc._.kg_results`` from :func:`find_results` over the text as read, the name
+    fields chosen by the ranker whose weights ``names`` holds (``result_names.json``), if given."""
+    from kg.extractors.result_names import NameRanker
+    from kg.extractors.roles import LinearHeads
+
+    return ResultFinder(NameRanker(LinearHeads.from_disk(names)) if names else None)
 
 
 class ResultFinder:
-    """Finds the results of ``doc`` from its text, then points each name at the mention it names.
+    """Finds the results of ``doc`` from its text, lets the ranker choose each one's method, metric
+    and dataset, then points each name at the mention it names.
 
-    Names come from the text alone: on our dev split that gives better names than the recogniser's
-    mentions do (tuple F1 63.6 against 53.0), whose misses and run-ons mislead the finder; the mentions
-    are then only looked up, so that the graph links a result to its method, dataset, metric and
-    baseline.  Values are read from the text as read (``doc.user_data["text"]``, set by the
-    pipeline), which keeps the LaTeX the cleaned text blanks; offsets are the same in both."""
+    The rules read names from the text alone: fed the recogniser's mentions, whose misses and
+    run-ons mislead them, they did worse (our dev, tuple F1 63.6 against 53.0).  The mentions enter
+    through the ranker instead (``kg.extractors.result_names``), as candidates beside the rules'
+    pick.  Values are read from the text as read (``doc.user_data["text"]``, set by the pipeline),
+    which keeps the LaTeX the cleaned text blanks; offsets are the same in both."""
+
+    def __init__(self, ranker: NameRanker | None = None) -> None:
+        self.ranker = ranker
 
     def __call__(self, doc: Doc) -> Doc:
         text = doc.user_data.get("text", doc.text)
         sents = [(s.start_char, s.end_char) for s in doc.sents] if doc.has_annotation("SENT_START") else None
         mentions = doc._.kg_mentions if Doc.has_extension("kg_mentions") else ()
-        doc._.kg_results = tuple(link_names(r, mentions) for r in find_results(text, (), (), sents))
+        results = find_results(text, (), (), sents)
+        if self.ranker is not None and results:
+            relations = doc._.kg_relations if Doc.has_extension("kg_relations") else ()
+            title, metrics = doc.user_data.get("title", ""), metric_spans(text, 0, len(text))
+            results = self.ranker.rank(results, text, title, mentions, relations, metrics)
+        doc._.kg_results = tuple(link_names(r, mentions) for r in results)
         return doc
 
 

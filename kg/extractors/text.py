@@ -117,6 +117,24 @@ def word_occurrences(text: str, needle: str) -> list[int]:
     return starts
 
 
+_ACRONYM = re.compile(r"[A-Z][A-Za-z0-9\-+.]*[A-Z0-9+]s?")
+
+
+def name_shape(name: str) -> str:
+    """How a name is written: "acronym" (one word, capitals), "capitalised", "lower" or "mixed".
+
+    Example:
+        >>> [name_shape(n) for n in ("LoRA", "Vision Transformer", "top-1 accuracy", "the ViT")]
+        ['acronym', 'capitalised', 'lower', 'mixed']
+    """
+    words = name.split()
+    if len(words) == 1 and _ACRONYM.fullmatch(name):
+        return "acronym"
+    if all(w[:1].isupper() for w in words):
+        return "capitalised"
+    return "lower" if name.islower() else "mixed"
+
+
 def without_overlaps(kept: Sequence[tuple], extra: Sequence[tuple]) -> list[tuple]:
     """``kept`` spans plus the ``extra`` ones (longest first) that overlap nothing already there, in
     text order; a span is a tuple that starts with its start and end offsets.

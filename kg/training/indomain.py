@@ -9,10 +9,12 @@ One command, fixed seeds, three stages:
    about 80 % of such mentions are right;
 3. the paper roles (``roles.json``, ``kg.extractors.roles``): one logistic model per role fitted on
    the train split's gold entities and facts, then calibrated and its decision threshold tuned for
-   F1 on dev with the recogniser's own mentions.
+   F1 on dev with the recogniser's own mentions;
+4. the result name ranker (``result_names.json``, ``kg.extractors.result_names``): one logistic
+   model per name field over the candidates of every train result the rules find, with the
+   recogniser's mentions and roles as the pipeline gives them, right when the gold names it.
 
-The result goes to ``kg/models/indomain`` (or ``--output``) with its dev scores in
-``dev_scores.json``.  ``--fraction`` trains on the first part of the train split (a learning curve);
+The result goes to ``kg/models/indomain`` (or ``--output``) with its scores in ``scores.json``.  ``--fraction`` trains on the first part of the train split (a learning curve);
 ``--test`` also scores the test split, which nothing here tunes on.
 
 Example:
@@ -35,7 +37,10 @@ from spacy.util import filter_spans
 
 from kg.contract import to_contract
 from kg.evaluation.entities import names_match, score_entities, score_facts, score_paper_facts
+from kg.evaluation.results import matched_pairs, same_name, score_results
 from kg.extractors.indomain import mention_features, store_half_precision
+from kg.extractors.result_names import FIELD_LABELS, as_guidelines, candidates, sentence_positions
+from kg.extractors.results import metric_spans
 from kg.extractors.roles import ROLE_LABELS, LinearHeads, entities_from_gold, features, group_mentions
 from kg.names import canonical
 from kg.extractors.text import clean_for_nlp, trim_markup
@@ -231,9 +236,47 @@ def train_roles(train: list[dict], dev: list[dict], dev_extractions) -> LinearHe
     return heads
 
 
+def _gold_name(field: str, value):
+    """A gold name in the form the ranker writes it (a list of accepted names stays a list)."""
+    if isinstance(value, list):
+        return [_gold_name(field, v) for v in value]
+    return as_guidelines(field, value) if value else value
+
+
+def result_name_rows(extractions, docs: list[dict]) -> dict[str, tuple[list[list[str]], list[int]]]:
+    """Training rows per name field: every candidate of every predicted result matched to a gold
+    one, right when it names what the gold names (the scorer's loose name match)."""
+    data = {f: ([], []) for f in FIELD_LABELS}
+    for x, d in zip(extractions, docs):
+        text = d["abstract"]
+        spans = metric_spans(text, 0, len(text))
+        places = sentence_positions(x.results)
+        for i, j in matched_pairs([(r.start, r.end) for r in x.results], [(g["start"], g["end"]) for g in d["results"]]):
+            for field in FIELD_LABELS:
+                truth = _gold_name(field, d["results"][j].get(field))
+                for c in candidates(field, x.results[i], text, d.get("title", ""), x.entities, x.relations, spans, places[i]):
+                    data[field][0].append(list(c.features))
+                    data[field][1].append(int(same_name(c.name, truth)))
+    return data
+
+
+def train_result_names(extractions, docs: list[dict]) -> LinearHeads:
+    weights, bias = {}, {}
+    for field, (rows, ys) in result_name_rows(extractions, docs).items():
+        weights[field], bias[field] = _fit(rows, ys, c=0.3)
+    return LinearHeads(weights, bias, {f: 0.5 for f in FIELD_LABELS})
+
+
+def _rules_only(path: Path) -> None:
+    """A ranker that keeps the rules' pick of every field: the pipeline as it runs before stage 4."""
+    LinearHeads({f: {"is_rule": 1.0} for f in FIELD_LABELS}, {f: 0.0 for f in FIELD_LABELS},
+                {f: 0.5 for f in FIELD_LABELS}).to_disk(path)
+
+
 def evaluate(model_dir: Path, docs: list[dict]) -> dict:
     preds = [to_contract(x) for x in _predict(model_dir, docs)]
-    return {"entities": score_entities(preds, docs), "paper_facts": score_paper_facts(preds, docs), "abstracts": len(docs)}
+    return {"entities": score_entities(preds, docs), "paper_facts": score_paper_facts(preds, docs),
+            "results": score_results(preds, docs), "abstracts": len(docs)}
 
 
 def train(output: Path = DEFAULT_OUTPUT, config: Path = DEFAULT_CONFIG, *, fraction: float = 1.0,
@@ -264,9 +307,11 @@ def train(output: Path = DEFAULT_OUTPUT, config: Path = DEFAULT_CONFIG, *, fract
     store_half_precision(staged)
     _neutral(staged / "mentions.json", ["mention"])
     _neutral(staged / "roles.json", list(ROLE_LABELS))
+    _rules_only(staged / "result_names.json")
     dev_extractions = _predict(staged, dev_docs)
     fit_confidence(dev_extractions, dev_docs).to_disk(staged / "mentions.json")
     train_roles(train_docs, dev_docs, dev_extractions).to_disk(staged / "roles.json")
+    train_result_names(_predict(staged, train_docs), train_docs).to_disk(staged / "result_names.json")
     seconds = round(time.perf_counter() - started, 1)
     record = {"train_abstracts": len(train_docs), "scierc": scierc, "fraction": fraction, "training_seconds": seconds,
               "seed": SEED, "dev": evaluate(staged, dev_docs)}

@@ -28,6 +28,7 @@ def test_shipped_model_reproduces_its_recorded_dev_scores() -> None:
     again = T.evaluate(MODEL, load_gold("dev"))
     assert again["entities"]["exact"] == recorded["entities"]["exact"]
     assert {k: v["f1"] for k, v in again["paper_facts"].items()} == {k: v["f1"] for k, v in recorded["paper_facts"].items()}
+    assert again["results"] == recorded["results"]
 
 
 def test_shipped_model_is_small() -> None:
@@ -40,7 +41,7 @@ def test_training_runs_end_to_end_on_a_tiny_subset(tmp_path: Path) -> None:
     record = T.train(out, limit=6, work_dir=tmp_path / "work", vectors=None,
                      overrides={"training.max_steps": 4, "training.eval_frequency": 2})
     assert record["train_abstracts"] == 6 and record["dev"]["abstracts"] == 6
-    assert {p.name for p in out.iterdir()} >= {"ner", "tok2vec", "mentions.json", "roles.json", "scores.json"}
+    assert {p.name for p in out.iterdir()} >= {"ner", "tok2vec", "mentions.json", "roles.json", "result_names.json", "scores.json"}
     heads = LinearHeads.from_disk(out / "roles.json")
     assert set(heads.thresholds) == set(ROLE_LABELS)
     [x] = T._predict(out, [{"id": "x", "abstract": "We propose FooNet for image classification on ImageNet."}])

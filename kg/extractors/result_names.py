@@ -1,0 +1,195 @@
+"""Who, measured how, on what: the name fields of a result chosen by a trained ranker.
+
+The rules of ``kg.extractors.results`` read a result's method, metric and dataset from cue words
+around the number, in the text alone.  They are one strong opinion among several: the recogniser's
+mentions, the paper's proposed entity and the known metric names of the sentence are others.  For
+each field this module lists the candidates (the rules' pick, every mention of the field's labels,
+what the paper proposes, the metric names of the sentence, and no name at all), describes each by
+where its nearest occurrence stands from the number and what lies between, and keeps the one a
+logistic head scores highest.  The heads are trained on the annotated results of the train split
+(``kg train indomain``) and shipped as ``result_names.json`` beside the recogniser.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from kg.extractors.roles import LinearHeads
+from kg.extractors.text import name_shape, word_occurrences
+from kg.names import canonical
+from kg.records import Mention, Relation, Result
+
+FIELD_LABELS: dict[str, tuple[str, ...]] = {"method": ("Method", "Model"), "metric": ("Metric",), "dataset": ("Dataset",)}
+"""The fields the ranker decides and the mention labels that may fill each."""
+
+_WORD = re.compile(r"[a-z][a-z\-]*|\d+(?:\.\d+)?|[%×]")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_FEW_LETTERS = re.compile(r"[^A-Za-z]*[A-Za-z]?[^A-Za-z]*")
+"""A span with fewer than two letters ("300M"): no benchmark's name (a metric may be "F1")."""
+_OWN_PHRASE = re.compile(
+    r"\b(?:our|the proposed|this) (?:[\w-]+\s+){0,2}?(?:method|approach|model|framework|system|algorithm|pipeline|"
+    r"agent|technique|strategy|architecture|network|policy|solver|estimator|detector)s?\b", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One possible value of a field: the name as written, the mention it is (if any), its features."""
+
+    name: str | None
+    entity: int | None
+    features: tuple[str, ...]
+
+
+def _bucket(n: float, edges: Sequence[float]) -> int:
+    return next((i for i, e in enumerate(edges) if n <= e), len(edges))
+
+
+def _position(text: str, result: Result, span: tuple[int, int] | None) -> list[str]:
+    """Where an occurrence stands from the number: side, sentence, distance, the words between."""
+    if span is None:
+        return ["pos=none"]
+    s, e = span
+    in_sentence = result.sentence_start <= s and e <= result.sentence_end
+    if e <= result.start:
+        side, gap = "before", text[e:result.start]
+    elif s >= result.end:
+        side, gap = "after", text[result.end:s]
+    else:
+        return ["pos=overlap"]
+    where = f"{side}|{'sent' if in_sentence else 'out'}"
+    f = [f"pos={where}", f"dist={_bucket(len(gap), (3, 12, 30, 80, 200))}|{where}"]
+    if in_sentence and len(gap) <= 120:
+        words = _WORD.findall(gap.lower())
+        f.append(f"numbers_between={min(len(_NUMBER.findall(gap)), 2)}|{side}")
+        f.extend(f"g:{w}|{side}" for w in set(words))
+        if words:
+            f.append(f"g1:{words[0]}|{side}")
+            f.append(f"gl:{words[-1]}|{side}")
+        else:
+            f.append(f"g0|{side}")
+        if "(" in gap and ")" not in gap:
+            f.append(f"in_parens|{side}")
+    if in_sentence and side == "before":
+        f.append(f"from_sentence_start={_bucket(s - result.sentence_start, (0, 4, 20, 60))}")
+    before = _WORD.findall(text[max(0, s - 30):s].lower())[-2:]
+    after = _WORD.findall(text[e:e + 30].lower())[:2]
+    if before:
+        f.append(f"b1:{before[-1]}")
+        f.append(f"b2:{' '.join(before)}")
+    if after:
+        f.append(f"a1:{after[0]}")
+        f.append(f"a2:{' '.join(after)}")
+    return f
+
+
+def sentence_positions(results: Sequence[Result]) -> list[tuple[int, int, int]]:
+    """Each result's place among the results of its sentence, how many there are, and where the
+    last of them ends: the k-th number of "1.4%, 4.4% and 2.0% on A, B and C" most often belongs to
+    the k-th name listed after them."""
+    counts: dict[int, int] = {}
+    ends: dict[int, int] = {}
+    places = []
+    for r in results:
+        places.append(counts.get(r.sentence_start, 0))
+        counts[r.sentence_start] = places[-1] + 1
+        ends[r.sentence_start] = r.end
+    return [(k, counts[r.sentence_start], ends[r.sentence_start]) for k, r in zip(places, results)]
+
+
+def candidates(field: str, result: Result, text: str, title: str, mentions: Sequence[Mention],
+               relations: Sequence[Relation], metric_spans: Sequence[tuple[int, int]] = (),
+               listed: tuple[int, int, int] = (0, 1, 0)) -> list[Candidate]:
+    """Every value ``field`` of ``result`` could take, each with its features (the first is no name);
+    ``listed`` is the result's place among the results of its sentence (``sentence_positions``)."""
+    labels = FIELD_LABELS[field]
+    rule = getattr(result, field)
+    rule_key = canonical(rule) if rule else None
+    proposed = {mentions[r.tail].canonical: r.confidence for r in relations
+                if r.head is None and r.label.upper() == "PROPOSES" and 0 <= r.tail < len(mentions)}
+    kind = f"kind={result.kind}"
+    by_name: dict[str, tuple[list[int], set[str]]] = {}
+    for i, m in enumerate(mentions):
+        if m.label in labels or (m.canonical == rule_key and rule_key):
+            by_name.setdefault(m.text, ([], set()))[0].append(i)
+            by_name[m.text][1].add(f"label={m.label}")
+    if rule:
+        by_name.setdefault(rule, ([], set()))[1].add("source=rule")
+    for s, e in metric_spans if field == "metric" else ():
+        if result.sentence_start <= s < result.sentence_end:
+            by_name.setdefault(text[s:e], ([], set()))[1].add("source=metric_name")
+    if field == "method":  # the paper's method described, not named: "our approach reaches ..."
+        for m in _OWN_PHRASE.finditer(text, result.sentence_start, result.start):
+            by_name.setdefault(m.group(0), ([], set()))[1].add("source=own_phrase")
+    out = [Candidate(None, None, ("none", f"none_rule={rule is None}", f"none|{kind}",
+                                  f"none_mentions={_bucket(sum(m.label in labels for m in mentions), (0, 2, 5))}"))]
+    trailing = sorted({m.text: m.start for m in reversed(mentions) if m.label in labels
+                       and listed[2] <= m.start < result.sentence_end}.items(), key=lambda x: x[1])
+    order = {name: j for j, (name, _) in enumerate(trailing)}
+    ranked: list[tuple[int, str, int | None, list[str]]] = []
+    for name, (indices, sources) in by_name.items():
+        spans = [(mentions[i].start, mentions[i].end) for i in indices] or [(s, s + len(name)) for s in word_occurrences(text, name)]
+        key = canonical(name)
+        if name.endswith("-") or (field == "dataset" and _FEW_LETTERS.fullmatch(name)):
+            continue
+        if field == "dataset" and "source=rule" not in sources and key not in proposed and not any(
+                result.sentence_start <= s < result.sentence_end for s, _ in spans):
+            continue  # a benchmark named only in other sentences is another result's, unless the paper's own
+        nearest = min(spans, key=lambda sp: min(abs(sp[0] - result.start), abs(sp[1] - result.end)), default=None)
+        entity = next((i for i in indices if (mentions[i].start, mentions[i].end) == nearest), None)
+        f = sorted(sources) + [kind, f"shape={name_shape(name)}", f"words={min(len(name.split()), 4)}",
+                               f"count={_bucket(len(spans), (0, 1, 2, 4))}"]
+        if rule and (name == rule or (key and key == rule_key)):
+            f.append("is_rule")
+        elif rule and key and rule_key and (key in rule_key or rule_key in key):
+            f.append("overlaps_rule")
+        if key in proposed:
+            f.append(f"proposed={_bucket(proposed[key], (0.5, 0.7, 0.9))}")
+        if title and name.lower() in title.lower():
+            f.append("in_title")
+        if any(m.aliases for m in (mentions[i] for i in indices)):
+            f.append("has_alias")
+        if listed[1] > 1 and len(order) > 1 and name in order:
+            aligned = order[name] == listed[0]
+            f.append(f"aligned={aligned}")
+            f.append(f"aligned={aligned}|{'same' if len(order) == listed[1] else 'other'}_count")
+        where = _position(text, result, nearest)
+        f.extend(where)
+        f.extend(f"{x}|{where[0]}" for x in sorted(sources) + ["is_rule"] * ("is_rule" in f))
+        distance = abs(nearest[0] - result.start) if nearest else 10**6
+        ranked.append((distance, name, entity, f))
+    for rank, (distance, name, entity, f) in enumerate(sorted(ranked, key=lambda x: x[0])):
+        f.append(f"rank={min(rank, 3)}")
+        out.append(Candidate(as_guidelines(field, name), entity, tuple(f)))
+    return out
+
+
+_SPEEDUP = re.compile(r"\s*speed-?ups?$", re.I)
+
+
+def as_guidelines(field: str, name: str) -> str:
+    """A name in the guidelines' form: a speedup's metric is the speed it raises ("inference speedup"
+    -> "inference speed")."""
+    return _SPEEDUP.sub(" speed", name).strip() if field == "metric" else name
+
+
+class NameRanker:
+    """Chooses each field's value among its candidates: the highest score of the field's head."""
+
+    def __init__(self, heads: LinearHeads) -> None:
+        self.heads = heads
+
+    def rank(self, results: Sequence[Result], text: str, title: str, mentions: Sequence[Mention],
+             relations: Sequence[Relation], metric_spans: Sequence[tuple[int, int]] = ()) -> tuple[Result, ...]:
+        """The results of one abstract with their method, metric and dataset chosen."""
+        out = []
+        for result, listed in zip(results, sentence_positions(results)):
+            changes: dict[str, object] = {}
+            for field in FIELD_LABELS:
+                found = candidates(field, result, text, title, mentions, relations, metric_spans, listed)
+                best = max(found, key=lambda c: self.heads.score(field, c.features))
+                changes[field] = best.name
+                changes[f"{field}_entity"] = best.entity
+            out.append(replace(result, **changes))
+        return tuple(out)

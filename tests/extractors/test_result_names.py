@@ -1,0 +1,117 @@
+"""The result name ranker: its candidates, that a rules-only head keeps the rules' names, that
+weights decide, the training rows, and the shipped ranker on a clear abstract."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from kg.extractors.pipeline import extract
+from kg.extractors.result_names import FIELD_LABELS, NameRanker, as_guidelines, candidates, sentence_positions
+from kg.extractors.results import find_results, metric_spans
+from kg.extractors.roles import LinearHeads
+from kg.records import Abstract, Extraction, Mention, Relation
+from kg.training import indomain as T
+
+TEXT = ("We propose FooNet, a sparse transformer. Results on CIFAR-10 are strong. "
+        "On ImageNet, FooNet improves top-1 accuracy by 3.7% over ViT-B.")
+
+
+def _mention(text: str, label: str, nth: int = 0) -> Mention:
+    start = -1
+    for _ in range(nth + 1):
+        start = TEXT.index(text, start + 1)
+    return Mention(start, start + len(text), text, label, text.lower())
+
+
+MENTIONS = (_mention("FooNet", "Method"), _mention("CIFAR-10", "Dataset"), _mention("ImageNet", "Dataset"),
+            _mention("FooNet", "Method", 1), _mention("top-1 accuracy", "Metric"), _mention("ViT-B", "Model"))
+PROPOSES = (Relation(None, 0, "PROPOSES", 0, 40, "roles.v1", 0.95),)
+
+
+def _result():
+    [r] = find_results(TEXT)
+    return r
+
+
+def _rank(heads: LinearHeads):
+    [ranked] = NameRanker(heads).rank([_result()], TEXT, "FooNet", MENTIONS, PROPOSES, metric_spans(TEXT, 0, len(TEXT)))
+    return ranked
+
+
+def test_candidates_start_with_no_name_and_mark_the_rules_pick() -> None:
+    r = _result()
+    found = candidates("method", r, TEXT, "FooNet", MENTIONS, PROPOSES)
+    assert found[0].name is None and "none" in found[0].features
+    names = {c.name: c.features for c in found[1:]}
+    assert set(names) == {"FooNet", "ViT-B"}
+    assert r.method == "FooNet" and "is_rule" in names["FooNet"] and "is_rule" not in names["ViT-B"]
+    assert "proposed=3" in names["FooNet"] and "in_title" in names["FooNet"]
+    assert "label=Model" in names["ViT-B"] and "pos=after|sent" in names["ViT-B"]
+    # the nearest FooNet is the second mention, 3 words before the number, in its sentence
+    foonet = next(c for c in found if c.name == "FooNet")
+    assert foonet.entity == 3 and "pos=before|sent" in foonet.features
+
+
+def test_a_benchmark_named_only_in_another_sentence_is_no_candidate() -> None:
+    names = [c.name for c in candidates("dataset", _result(), TEXT, "", MENTIONS, ())]
+    assert names == [None, "ImageNet"]
+
+
+def test_metric_names_of_the_sentence_are_candidates_in_the_guidelines_form() -> None:
+    assert as_guidelines("metric", "inference speedup") == "inference speed"
+    assert as_guidelines("metric", "Speed-up") == "speed" and as_guidelines("method", "speedup") == "speedup"
+    text = "FooNet gives a 3.3× speedup over ViT-B."
+    [r] = find_results(text)
+    names = [c.name for c in candidates("metric", replace(r, metric=None), text, "", (), (), metric_spans(text, 0, len(text)))]
+    assert names == [None, "speed"]
+
+
+def test_the_kth_number_of_a_list_is_aligned_with_the_kth_name_listed_after_the_numbers() -> None:
+    text = "On Pile, FooNet gains 1.4%, 4.4% and 2.0% on MZ-4, MZ-10 and Dxy respectively."
+    results = find_results(text)
+    assert [r.text for r in results] == ["1.4%", "4.4%", "2.0%"]
+    places = sentence_positions(results)
+    assert places == [(0, 3, results[2].end), (1, 3, results[2].end), (2, 3, results[2].end)]
+    mentions = [Mention(text.index(n), text.index(n) + len(n), n, "Dataset", n.lower()) for n in ("Pile", "MZ-4", "MZ-10", "Dxy")]
+    aligned = [[c.name for c in candidates("dataset", r, text, "", mentions, (), (), p) if "aligned=True" in c.features]
+               for r, p in zip(results, places)]
+    assert aligned == [["MZ-4"], ["MZ-10"], ["Dxy"]]
+
+
+def test_a_rules_only_head_keeps_the_rules_names() -> None:
+    heads = LinearHeads({f: {"is_rule": 1.0} for f in FIELD_LABELS}, {f: 0.0 for f in FIELD_LABELS}, {})
+    ranked, rule = _rank(heads), _result()
+    assert (ranked.method, ranked.metric, ranked.dataset) == (rule.method, rule.metric, rule.dataset) \
+        == ("FooNet", "top-1 accuracy", "ImageNet")
+
+
+def test_weights_decide_and_the_choice_points_at_its_mention() -> None:
+    heads = LinearHeads({"method": {"label=Model": 2.0, "is_rule": 1.0}, "metric": {"none": 5.0},
+                         "dataset": {"is_rule": 1.0}}, {f: 0.0 for f in FIELD_LABELS}, {})
+    ranked = _rank(heads)
+    assert (ranked.method, ranked.method_entity) == ("ViT-B", 5)
+    assert (ranked.metric, ranked.metric_entity) == (None, None)
+    assert (ranked.dataset, ranked.dataset_entity) == ("ImageNet", 2)
+
+
+def test_training_rows_are_right_where_the_gold_names_the_candidate() -> None:
+    gold = {"id": "t", "abstract": TEXT, "title": "FooNet", "results": [
+        {"start": _result().start, "end": _result().end, "method": "FooNet", "metric": "top-1 acc.",
+         "dataset": None}]}
+    x = Extraction("t", "indomain.v1", MENTIONS, PROPOSES, results=(_result(),))
+    rows = T.result_name_rows([x], [gold])
+    methods = dict(zip([next(f for f in r if f.startswith("source") or f.startswith("label") or f == "none") for r in rows["method"][0]],
+                       rows["method"][1]))
+    assert methods == {"none": 0, "label=Method": 1, "label=Model": 0}
+    datasets = rows["dataset"]
+    assert [y for r, y in zip(*datasets) if "none" in r] == [1] and sum(datasets[1]) == 1
+    assert sum(rows["metric"][1]) == 1  # "top-1 accuracy" matches "top-1 acc." loosely; the rest do not
+
+
+def test_the_shipped_ranker_names_a_clear_result() -> None:
+    text = ("We introduce GraphMix, a data augmentation method for graph neural networks. On the OGB-Arxiv "
+            "benchmark, GraphMix improves node classification accuracy by 2.4% over GCN.")
+    [x] = list(extract([Abstract("g", text, title="GraphMix")], extractor="indomain.v1"))
+    [r] = x.results
+    assert (r.text, r.method, r.baseline) == ("2.4%", "GraphMix", "GCN")
+    assert "accuracy" in r.metric and r.dataset == "OGB-Arxiv"
