@@ -169,7 +169,7 @@ _AFTER_LEAD = re.compile(
     re.I,
 )
 """Between a number and the quantity it names: markup, the unit, a change word, a preposition."""
-_UNIT_METRICS = {"ms": "runtime", "sec": "runtime", "seconds": "runtime", "second": "runtime", "minutes": "runtime",
+_UNIT_METRICS = {"ms": "runtime", "s": "runtime", "sec": "runtime", "seconds": "runtime", "second": "runtime", "minutes": "runtime",
                  "hours": "runtime", "fps": "throughput", "FPS": "throughput", "Hz": "frequency", "kHz": "frequency",
                  "GB": "memory", "MB": "memory", "TB": "memory", "KB": "memory", "tokens/s": "throughput", "it/s": "throughput"}
 """What a bare number with a measurement unit measures when no metric is named beside it."""
@@ -257,6 +257,11 @@ def _unit_of(symbol: str | None) -> str:
     return "x"
 
 
+_GLUED_SECONDS = re.compile(r"s(?![\w-])")
+_TIMES_BEFORE = re.compile(r"(?:×|\\times\s?)$")
+"""A ratio written with its sign before the number: "×3.12", "$\\times 550$"."""
+
+
 def _numbers(text: str, math: Sequence[tuple[int, int]]) -> list[_Number]:
     """Every number that is not part of a name, version, formula or reference, with its unit."""
     out: list[_Number] = []
@@ -269,7 +274,8 @@ def _numbers(text: str, math: Sequence[tuple[int, int]]) -> list[_Number]:
         if m.group("sign") == "-" and start and text[start - 1] == "-":
             continue
         after = text[m.end():m.end() + 12]
-        if after[:1].isalnum() or after[:1] in ("^", "_") or re.match(r"\.\d", after):
+        seconds = bool(_GLUED_SECONDS.match(after)) and "." in m.group(0) and not m.group("b")  # "38.4s"
+        if (after[:1].isalnum() and not seconds) or after[:1] in ("^", "_") or re.match(r"\.\d", after):
             continue
         if after[:1] == "-" and after[1:2].isalpha() and not _HYPHEN_WORDS.match(after):
             continue
@@ -318,6 +324,14 @@ def _numbers(text: str, math: Sequence[tuple[int, int]]) -> list[_Number]:
             elif not unit:
                 unit = word.group("word")
             tail = word.end()
+        if seconds:
+            unit, end = "s", end + 1
+            tail = end
+        if unit == "x" and re.match(r"[\s${}]*\d", text[tail:tail + 6]):
+            continue  # "1024 × 1024", "3 $\times$ 3": a product of sizes, not a ratio
+        times = None if unit or sign else _TIMES_BEFORE.search(text, max(0, start - 8), start)
+        if times and not re.search(r"\d[\s$}{]*$", text[max(0, times.start() - 12):times.start()]):
+            unit, start = "x", times.start()  # "×3.12", "$\times 550$"; not "1024 × 1024"
         out.append(_Number(start, end, low, high, unit, sign, tail))
     return out
 

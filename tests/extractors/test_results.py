@@ -54,6 +54,9 @@ def only(text: str):
         ("The system processes 1,024.5 fps on one GPU.", "1,024.5", 1024.5, 1024.5, "fps"),
         ("It runs at 0.53 ms per sample.", "0.53", 0.53, 0.53, "ms"),
         ("It computes colorings on graphs with over 30 billion edges, achieving a 24x speedup.", "24x", 24.0, 24.0, "x"),
+        (r"CUDA-L1 demonstrates {\bf ×2.77} over Torch Compile.", "×2.77", 2.77, 2.77, "x"),
+        (r"It attains 48.2 with 1.3 GPU-hours ($\times 550$ vs. RegMix).", r"\times 550", 550.0, 550.0, "x"),
+        ("It has the fastest inference time (38.4s) among constraint-aware methods.", "38.4s", 38.4, 38.4, "s"),
     ],
 )
 def test_results_units_and_ranges(text, value, low, high, unit):
@@ -175,6 +178,12 @@ def only_with(text, mentions, relations):
     results = find_results(text, mentions, relations)
     assert len(results) == 1
     return results[0]
+
+
+@pytest.mark.parametrize("text", ["It renders 1024 × 1024 images.", "A 3 $\\times$ 3 kernel is used.",
+                                  "We train for 10s of epochs.", "It uses a 2.5s-long window."])
+def test_products_and_glued_words_are_no_ratio_or_seconds(text):
+    assert [r for r in find_results(text) if r.unit in ("x", "s")] == []
 
 
 def test_results_proposed_method_when_the_sentence_names_none():
