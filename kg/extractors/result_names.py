@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from kg.extractors.results import speed_for_speedup
 from kg.extractors.roles import LinearHeads
 from kg.extractors.text import name_shape, word_occurrences
 from kg.names import canonical
@@ -129,10 +130,10 @@ def candidates(field: str, result: Result, text: str, title: str, mentions: Sequ
     order = {name: j for j, (name, _) in enumerate(trailing)}
     ranked: list[tuple[int, str, int | None, list[str]]] = []
     for name, (indices, sources) in by_name.items():
-        spans = [(mentions[i].start, mentions[i].end) for i in indices] or [(s, s + len(name)) for s in word_occurrences(text, name)]
-        key = canonical(name)
         if name.endswith("-") or (field == "dataset" and _FEW_LETTERS.fullmatch(name)):
             continue
+        spans = [(mentions[i].start, mentions[i].end) for i in indices] or [(s, s + len(name)) for s in word_occurrences(text, name)]
+        key = canonical(name)
         if field == "dataset" and "source=rule" not in sources and key not in proposed and not any(
                 result.sentence_start <= s < result.sentence_end for s, _ in spans):
             continue  # a benchmark named only in other sentences is another result's, unless the paper's own
@@ -165,13 +166,9 @@ def candidates(field: str, result: Result, text: str, title: str, mentions: Sequ
     return out
 
 
-_SPEEDUP = re.compile(r"\s*speed-?ups?$", re.I)
-
-
 def as_guidelines(field: str, name: str) -> str:
-    """A name in the guidelines' form: a speedup's metric is the speed it raises ("inference speedup"
-    -> "inference speed")."""
-    return _SPEEDUP.sub(" speed", name).strip() if field == "metric" else name
+    """A name in the guidelines' form (a speedup's metric is the speed it raises)."""
+    return speed_for_speedup(name) if field == "metric" else name
 
 
 class NameRanker:

@@ -362,6 +362,15 @@ def _metric_name(phrase: str | None) -> str | None:
     return " ".join([*words[:-1], last]) or None
 
 
+_SPEEDUP = re.compile(r"\bspeed-?ups?$", re.I)
+
+
+def speed_for_speedup(metric: str) -> str:
+    """A metric in the guidelines' form: a speedup measures the speed it raises ("inference speedup"
+    -> "inference speed")."""
+    return _SPEEDUP.sub("speed", metric)
+
+
 def _metric_after(text: str, n: _Number, stop: int, loose: bool = False) -> str | None:
     """The quantity named right after the number: "84.1% top-1 accuracy", "23.4% higher complexity",
     "9% in Recall@100", "2.79% (AUROC)"; ``loose`` also takes any phrase after "in"
@@ -376,7 +385,7 @@ def _metric_after(text: str, n: _Number, stop: int, loose: bool = False) -> str 
     phrase = _words(np.group(1)) if np else None
     if not phrase:
         return "speed" if re.match(r"speed-?ups?$", (lead.group("change") or "").strip(), re.I) else None
-    phrase = re.sub(r"\bspeed-?ups?$", "speed", phrase, flags=re.I)  # a speedup measures speed
+    phrase = speed_for_speedup(phrase)
     prep = (lead.group("prep") or "").strip().lower()
     if metric_spans(phrase, 0, len(phrase)) or phrase.endswith(")") or (lead.group("change") and not prep):
         return phrase

@@ -1,6 +1,6 @@
 """Train the default extractor, ``indomain.v1``, from the annotations in ``training/indomain``.
 
-One command, fixed seeds, three stages:
+One command, fixed seeds, four stages:
 
 1. the recogniser (spaCy encoder + ``ner``, ``training/indomain/config.cfg``) on the train split,
    model selection on dev;
@@ -14,8 +14,9 @@ One command, fixed seeds, three stages:
    model per name field over the candidates of every train result the rules find, with the
    recogniser's mentions and roles as the pipeline gives them, right when the gold names it.
 
-The result goes to ``kg/models/indomain`` (or ``--output``) with its scores in ``scores.json``.  ``--fraction`` trains on the first part of the train split (a learning curve);
-``--test`` also scores the test split, which nothing here tunes on.
+The result goes to ``kg/models/indomain`` (or ``--output``) with its scores in ``scores.json``.
+``--fraction`` trains on the first part of the train split (a learning curve); ``--test`` also
+scores the test split, which nothing here tunes on.
 
 Example:
     kg train indomain                      # the shipped model
