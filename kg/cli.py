@@ -636,13 +636,16 @@ _SET = click.option("--set", "overrides", type=(str, str), multiple=True, metava
 @click.option("--vectors", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
               help="Floret vectors already made by `kg train vectors`.")
 @click.option("--recogniser", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
-              help="A trained encoder + ner to reuse (mention confidence and roles only).")
+              help="A trained encoder + ner to reuse.")
+@click.option("--tagger", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+              help="A folder holding a fine-tuned tagger (tagger.onnx, ...) to reuse; its thresholds are chosen again.")
 @click.option("--work-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
 @_SET
 @_errors
 def train_indomain(output: Path | None, config: Path | None, fraction: float, limit: int | None, test: bool, scierc: bool,
-                   vectors: Path | None, recogniser: Path | None, work_dir: Path | None, overrides: tuple[tuple[str, str], ...]) -> None:
-    """Train the default extractor (entities, mention confidence, paper roles) from training/indomain.
+                   vectors: Path | None, recogniser: Path | None, tagger: Path | None, work_dir: Path | None,
+                   overrides: tuple[tuple[str, str], ...]) -> None:
+    """Train the default extractor (entities, mention confidence, paper roles, result names) from training/indomain.
 
     \b
     Example:
@@ -650,7 +653,7 @@ def train_indomain(output: Path | None, config: Path | None, fraction: float, li
         kg train indomain --fraction 0.25 --output /tmp/quarter --set training.max_steps 600
     """
     options = {"fraction": fraction, "limit": limit, "test": test, "scierc": scierc, "vectors": vectors,
-               "recogniser": recogniser, "work_dir": work_dir} | ({"config": config} if config else {})
+               "recogniser": recogniser, "tagger": tagger, "work_dir": work_dir} | ({"config": config} if config else {})
     record = api.train_indomain(output, overrides=overrides, **options)
     _echo_json({split: {"entity_f1": record[split]["entities"]["exact"]["f1"],
                         "facts_f1": {k: v["f1"] for k, v in record[split]["paper_facts"].items()}}

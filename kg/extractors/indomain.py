@@ -15,6 +15,7 @@ from dataclasses import replace
 from importlib.resources import as_file, files
 from pathlib import Path
 
+import numpy
 import spacy
 from spacy.language import Language
 from spacy.pipeline.tok2vec import Tok2VecListener
@@ -49,13 +50,16 @@ def _cast_weights(nlp: Language, source: str, target: str) -> None:
 
 
 def store_half_precision(path: Path) -> None:
-    """Rewrite the trained components of the model folder at ``path`` with float16 weights: half
-    the size on disk (the encoder would not fit in a 20 MB file otherwise), read back as float32 by
-    ``source_indomain``.  Training scores the model in this form, so its recorded scores hold."""
+    """Rewrite the trained components and the floret table of the model folder at ``path`` with
+    float16 weights: half the size on disk (the encoder would not fit in a 20 MB file otherwise, and
+    the model beside the tagger not in 50 MB), read back as float32 by ``source_indomain``.  Training
+    scores the model in this form, so its recorded scores hold."""
     nlp = spacy.load(path)
     _cast_weights(nlp, "float32", "float16")
     for pipe in TRAINED_PIPES:
         (path / pipe / "model").write_bytes(nlp.get_pipe(pipe).model.to_bytes())
+    with (path / "vocab" / "vectors").open("wb") as f:
+        numpy.save(f, nlp.vocab.vectors.data.astype("float16"))
 
 
 def source_indomain(nlp: Language, path: Path | None = None) -> Language:
@@ -63,6 +67,7 @@ def source_indomain(nlp: Language, path: Path | None = None) -> Language:
     trained = spacy.load(path or model_path())
     _cast_weights(trained, "float16", "float32")  # stored at half precision, computed at single
     # The encoder reads the in-domain floret table: the English pipeline (which has none) takes it over.
+    trained.vocab.vectors.data = trained.vocab.vectors.data.astype("float32")
     nlp.vocab.vectors = trained.vocab.vectors
     for node in trained.get_pipe("ner").model.walk():
         if isinstance(node, Tok2VecListener):

@@ -57,6 +57,7 @@ def _indomain_pipeline(model: str, path=None) -> Language:
     (``kg.extractors.indomain``)."""
     from kg.extractors import results as _results  # noqa: F401  (registers kg_results)
     from kg.extractors import roles as _roles  # noqa: F401  (registers kg_roles)
+    from kg.extractors import tagger as _tagger  # noqa: F401  (registers kg_tagger)
     from kg.extractors.indomain import model_path, source_indomain
 
     path = path or model_path()
@@ -64,6 +65,7 @@ def _indomain_pipeline(model: str, path=None) -> Language:
     nlp = spacy.load(model, exclude=["tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "ner"])
     nlp.enable_pipe("senter")
     source_indomain(nlp, path)
+    nlp.add_pipe("kg_tagger", config={"path": str(path)})
     nlp.add_pipe("kg_abbreviations")
     nlp.add_pipe("kg_entities", config={"confidence": str(path / "mentions.json")})
     nlp.add_pipe("kg_roles", config={"path": str(path / "roles.json")})

@@ -14,6 +14,7 @@ from kg.extractors.roles import ROLE_LABELS, Entity, LinearHeads, features, sent
 from kg.records import Abstract
 from kg.training import indomain as T
 from kg.training.annotations import load_gold
+from kg.training.tagger import GRID
 
 MODEL = model_path()
 
@@ -41,7 +42,11 @@ def test_training_runs_end_to_end_on_a_tiny_subset(tmp_path: Path) -> None:
     record = T.train(out, limit=6, work_dir=tmp_path / "work", vectors=None,
                      overrides={"training.max_steps": 4, "training.eval_frequency": 2})
     assert record["train_abstracts"] == 6 and record["dev"]["abstracts"] == 6
-    assert {p.name for p in out.iterdir()} >= {"ner", "tok2vec", "mentions.json", "roles.json", "result_names.json", "scores.json"}
+    assert {p.name for p in out.iterdir()} >= {"ner", "tok2vec", "mentions.json", "roles.json", "result_names.json", "scores.json",
+                                               "tagger.onnx", "tagger-pieces.json", "tagger.json"}
+    thresholds = json.loads((out / "tagger.json").read_text())["thresholds"]
+    assert set(thresholds) == {"relabel", "add"} and set(thresholds.values()) <= set(GRID)
+    assert record["tagger"]["dev_f1"] >= record["tagger"]["dev_f1_recogniser_alone"]
     heads = LinearHeads.from_disk(out / "roles.json")
     assert set(heads.thresholds) == set(ROLE_LABELS)
     [x] = T._predict(out, [{"id": "x", "abstract": "We propose FooNet for image classification on ImageNet."}])
@@ -117,3 +122,5 @@ def test_shipped_weights_are_stored_at_half_precision_and_computed_at_single() -
     used = {str(node.get_param(name).dtype) for pipe in ("indomain_tok2vec", "indomain_ner") for node in nlp.get_pipe(pipe).model.walk()
             for name in node.param_names if node.has_param(name)}
     assert used == {"float32"}
+    assert str(spacy.load(model_path()).vocab.vectors.data.dtype) == "float16"
+    assert str(nlp.vocab.vectors.data.dtype) == "float32"
