@@ -51,21 +51,50 @@ def prepare(n: int, extractors: list[str]) -> None:
                     found[(a.id, node.label, node.name)].add(name)
     items = sorted(found)
     random.Random(SEED).shuffle(items)
+    judged = _judged()
     OUT.mkdir(parents=True, exist_ok=True)
-    with open(OUT / "items.jsonl", "w", encoding="utf-8") as fh, open(OUT / "key.jsonl", "w", encoding="utf-8") as key:
+    with (open(OUT / "items.jsonl", "w", encoding="utf-8") as fh, open(OUT / "key.jsonl", "w", encoding="utf-8") as key,
+          open(OUT / "verdicts.jsonl", "w", encoding="utf-8") as kept):
         for i, (paper, label, name) in enumerate(items):
             fh.write(json.dumps({"item": i, "paper": paper, "label": label, "name": name}, ensure_ascii=False) + "\n")
             key.write(json.dumps({"item": i, "extractors": sorted(found[(paper, label, name)])}) + "\n")
-    print(f"{len(abstracts)} abstracts, {len(items)} nodes to judge -> {OUT / 'items.jsonl'}")
+            if (paper, label, name) in judged:
+                kept.write(json.dumps({"item": i, **judged[(paper, label, name)]}, ensure_ascii=False) + "\n")
+    carried = sum(item in judged for item in items)
+    print(f"{len(abstracts)} abstracts, {len(items)} nodes: {carried} keep their verdicts, {len(items) - carried} to judge "
+          f"(python bench/judged_sample.py todo)")
+
+
+def _read(name: str) -> list[dict]:
+    path = OUT / name
+    return [json.loads(line) for line in open(path, encoding="utf-8")] if path.exists() else []
+
+
+def _judged() -> dict[tuple[str, str, str], dict]:
+    """Verdicts given so far, by (paper, label, name), without their item numbers."""
+    items = {i["item"]: (i["paper"], i["label"], i["name"]) for i in _read("items.jsonl")}
+    return {items[v["item"]]: {k: x for k, x in v.items() if k != "item"} for v in _read("verdicts.jsonl") if v["item"] in items}
+
+
+def todo() -> None:
+    judged = {v["item"] for v in _read("verdicts.jsonl")}
+    pending = [i for i in _read("items.jsonl") if i["item"] not in judged]
+    for paper in dict.fromkeys(i["paper"] for i in pending):
+        record = corpus()[paper]
+        print(f"## {paper}: {record.title}\n\n{record.abstract}\n")
+        for i in pending:
+            if i["paper"] == paper:
+                print(f"- item {i['item']}: {i['label']} \"{i['name']}\"")
+        print()
 
 
 def score() -> None:
-    items = [json.loads(line) for line in open(OUT / "items.jsonl", encoding="utf-8")]
-    key = {k["item"]: k["extractors"] for k in map(json.loads, open(OUT / "key.jsonl", encoding="utf-8"))}
-    verdicts = {v["item"]: v["correct"] for v in map(json.loads, open(OUT / "verdicts.jsonl", encoding="utf-8"))}
+    items = _read("items.jsonl")
+    key = {k["item"]: k["extractors"] for k in _read("key.jsonl")}
+    verdicts = {v["item"]: v["correct"] for v in _read("verdicts.jsonl")}
     missing = [i["item"] for i in items if i["item"] not in verdicts]
     if missing:
-        raise SystemExit(f"verdicts.jsonl has no verdict for items {missing[:10]}…")
+        raise SystemExit(f"verdicts.jsonl has no verdict for {len(missing)} items (python bench/judged_sample.py todo)")
     table: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
     for item in items:
         for name in key[item["item"]]:
@@ -83,9 +112,13 @@ def main() -> None:
     p = sub.add_parser("prepare")
     p.add_argument("--n", type=int, default=30)
     p.add_argument("--extractors", nargs="+", default=["scierc.v1", "indomain.v1"])
+    sub.add_parser("todo")
     sub.add_parser("score")
     args = parser.parse_args()
-    prepare(args.n, args.extractors) if args.cmd == "prepare" else score()
+    if args.cmd == "prepare":
+        prepare(args.n, args.extractors)
+    else:
+        {"todo": todo, "score": score}[args.cmd]()
 
 
 if __name__ == "__main__":

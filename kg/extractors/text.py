@@ -22,6 +22,21 @@ _LATEX_TEXT_CMD = re.compile(r"\\(?:emph|textbf|textit|texttt|textsc|underline|t
 _LATEX_TEXT_CMD_ESCAPED = re.compile(r"\\\\(?:emph|textbf|textit|texttt|textsc|underline|text)\{([^{}$]*)\}")
 
 
+def url_spans(text: str) -> list[tuple[int, int]]:
+    """Character ranges of the URLs in ``text`` (trailing sentence punctuation left out).
+
+        >>> url_spans("Code: https://github.com/a/CoDe. CoDe works.")
+        [(6, 31)]
+    """
+    out = []
+    for match in _URL.finditer(text):
+        end = match.end()
+        while end > match.start() and text[end - 1] in ".,;:":
+            end -= 1
+        out.append((match.start(), end))
+    return out
+
+
 def clean_for_nlp(text: str) -> str:
     """Blank hard line breaks, Markdown markup, URLs and LaTeX text commands outside math.
 
@@ -37,11 +52,8 @@ def clean_for_nlp(text: str) -> str:
             if not protected[i]:
                 chars[i] = " "
 
-    for match in _URL.finditer(text):
-        end = match.end()
-        while end > match.start() and text[end - 1] in ".,;:":
-            end -= 1
-        blank(match.start(), end)
+    for start, end in url_spans(text):
+        blank(start, end)
     for match in _MD_LINK.finditer(text):
         blank(match.start(), match.start(1))
         blank(match.end(1), match.end())

@@ -15,10 +15,10 @@ Drafts, one JSON object per line::
                "compared_with": [...]},
      "results": [{"value": "84.1\\\\%", "nth": 1, "low": 84.1, "high": 84.1, "unit": "%", ...}]}
 
-An entity triple marks every occurrence of its text that stands between word boundaries (the
-guidelines annotate repeats); a fourth element, a list of 1-based occurrence numbers, restricts
-it.  Where two marks overlap the longer wins.  A result's ``nth`` picks the occurrence of its
-``value`` (default 1).
+An entity triple marks every occurrence of its text that stands between word boundaries and
+outside a URL (the guidelines annotate repeats); a fourth element, a list of 1-based occurrence
+numbers, restricts it.  Where two marks overlap the longer wins.  A result's ``nth`` picks the
+occurrence of its ``value`` (default 1), counting only whole numbers ("7%" is not in "20.7%").
 
 Example:
     kg annotations sample            # writes training/indomain/sample.json
@@ -42,7 +42,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from kg.errors import KGError
-from kg.extractors.text import without_overlaps, word_occurrences
+from kg.evaluation.results import NAME_FIELDS
+from kg.extractors.text import url_spans, without_overlaps, word_occurrences
 from kg.settings import shared_path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -64,6 +65,7 @@ SPLIT_SIZE = {"test": 160, "dev": 120}  # the rest is train
 EXTRA_TRAIN = (
     {"iclr2026.jsonl.gz": 960, "iclr-icml-neurips-older.jsonl.gz": 240},
     {"iclr2026.jsonl.gz": 1920, "iclr-icml-neurips-older.jsonl.gz": 480},
+    {"iclr2026.jsonl.gz": 1280, "iclr-icml-neurips-older.jsonl.gz": 320},
 )
 """Later draws, all train, each annotated once the learning curve on what came before still rose
 at 100 %; draw k uses seed ``SEED + k``."""
@@ -186,7 +188,8 @@ def anchor_entities(text: str, triples: list, where: str) -> list[dict]:
         surface, label, canonical = item[:3]
         if label not in LABELS:
             raise DraftError(f"{where}: unknown label {label!r} for {surface!r} (one of {', '.join(LABELS)})")
-        starts = word_occurrences(text, surface)
+        urls = url_spans(text)
+        starts = [s for s in word_occurrences(text, surface) if not any(a <= s < b for a, b in urls)]
         if not starts:
             raise DraftError(f"{where}: {surface!r} does not occur in the abstract")
         if len(item) == 4:
@@ -199,11 +202,16 @@ def anchor_entities(text: str, triples: list, where: str) -> list[dict]:
     return [{"start": s, "end": e, "label": lab, "canonical": can} for s, e, lab, can in without_overlaps((), cands)]
 
 
+_WHOLE_NUMBER = r"(?<!\d)(?<!\d[.,]){}(?!\d)"
+"""A result value not cut out of a longer number: "7%" is not found in "20.7%", nor "5x" in "13-605x"."""
+
+
 def anchor_results(text: str, drafts: list, where: str) -> list[dict]:
+    """Offsets for drafted results: a value's ``nth`` counts its occurrences as a whole number."""
     out = []
     for r in drafts:
         value = r.get("value")
-        starts = [m.start() for m in re.finditer(re.escape(value or "\0"), text)]
+        starts = [m.start() for m in re.finditer(_WHOLE_NUMBER.format(re.escape(value or "\0")), text)]
         nth = r.get("nth", 1)
         if not value or not isinstance(nth, int) or not 1 <= nth <= len(starts):
             raise DraftError(f"{where}: result value {value!r} occurs {len(starts)} times; occurrence {nth} asked")
@@ -311,21 +319,40 @@ def check(paths: Iterable[Path] | None = None) -> list[str]:
     return problems
 
 
-def with_text(record: dict) -> dict:
-    """A standoff record rehydrated into the scorers' gold shape (texts read from the corpus)."""
+def accepted_names(name: str | None, entities: list[dict]) -> str | list[str] | None:
+    """A result's name with the other forms the abstract gives the same entity (an acronym and the
+    long form it defines), as a list, as the results guidelines' gold writes it: either is right.
+
+        >>> ents = [{"text": "Partner-Aware Skill Discovery", "canonical": "pasd"}, {"text": "PASD", "canonical": "pasd"}]
+        >>> accepted_names("PASD", ents), accepted_names("accuracy", ents)
+        (['PASD', 'Partner-Aware Skill Discovery'], 'accuracy')
+    """
+    if not name:
+        return name
+    groups = {e["canonical"] for e in entities if name in (e["text"], e["canonical"])}
+    others = sorted({e["text"] for e in entities if e["canonical"] in groups} - {name})
+    return [name, *others] if others else name
+
+
+def with_text(record: dict, alternatives: bool = True) -> dict:
+    """A standoff record rehydrated into the scorers' gold shape (texts read from the corpus); with
+    ``alternatives``, each result name lists the forms ``accepted_names`` accepts."""
     rec = corpus()[record["id"]]
     text = rec.abstract
     ents = [{**e, "text": text[e["start"] : e["end"]]} for e in record["entities"]]
     results = [{"value": text[r["start"] : r["end"]], **r} for r in record.get("results", [])]
+    if alternatives:
+        results = [{**r, **{k: accepted_names(r.get(k), ents) for k in NAME_FIELDS}} for r in results]
     return {"id": rec.id, "title": rec.title, "abstract": text, "year": rec.year, "entities": ents,
             "paper": record["paper"], "results": results}
 
 
-def load_gold(split: str | None = None, pass_: str = "a") -> list[dict]:
-    """Gold of one split (or all) in the scorers' shape, one pass, in sample order."""
+def load_gold(split: str | None = None, pass_: str = "a", alternatives: bool = True) -> list[dict]:
+    """Gold of one split (or all) in the scorers' shape, one pass, in sample order; ``alternatives``
+    as in ``with_text`` (off for a pass read as predictions)."""
     sample = {r["id"]: r for r in load_sample()}
     by_id = {rec["id"]: rec for _, rec in read_standoff() if rec.get("pass") == pass_}
-    return [with_text(by_id[i]) for i, row in sample.items() if i in by_id and (split is None or row["split"] == split)]
+    return [with_text(by_id[i], alternatives) for i, row in sample.items() if i in by_id and (split is None or row["split"] == split)]
 
 
 def agreement() -> dict:
@@ -335,7 +362,7 @@ def agreement() -> dict:
     from kg.evaluation.results import score_results
 
     a = {g["id"]: g for g in load_gold(pass_="a")}
-    b = [g for g in load_gold(pass_="b") if g["id"] in a]
+    b = [g for g in load_gold(pass_="b", alternatives=False) if g["id"] in a]
     gold = [a[g["id"]] for g in b]
     return {"abstracts": len(b), "entities": score_entities(b, gold),
             "paper_facts": score_facts({g["id"]: g["paper"] for g in b}, gold), "results": score_results(b, gold)}
@@ -343,7 +370,7 @@ def agreement() -> dict:
 
 def render(record: dict) -> str:
     """The abstract with its marks inline (``[[text|Label]]``), its facts and results, to proofread."""
-    g = with_text(record)
+    g = with_text(record, alternatives=False)
     text, out, pos = g["abstract"], [], 0
     for e in g["entities"]:
         out.append(text[pos : e["start"]])
