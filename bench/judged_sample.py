@@ -33,10 +33,12 @@ SEED = 30
 
 
 def draw(n: int) -> list[Abstract]:
-    taken = forbidden_ids() | {r["id"] for r in load_sample()}
-    pool = sorted(r.id for r in corpus().values() if r.corpus == "iclr2026.jsonl.gz" and r.id not in taken
+    """The first ``n`` of a seeded order of the corpus outside every split: a later annotation
+    draw replaces only the abstracts it takes, so most verdicts carry over."""
+    pool = sorted(r.id for r in corpus().values() if r.corpus == "iclr2026.jsonl.gz" and r.id not in forbidden_ids()
                   and len(r.abstract.split()) >= 40)
-    ids = random.Random(SEED).sample(pool, n)
+    annotated = {r["id"] for r in load_sample()}
+    ids = [i for i in random.Random(SEED).sample(pool, len(pool)) if i not in annotated][:n]
     return [Abstract(i, corpus()[i].abstract, title=corpus()[i].title) for i in ids]
 
 
