@@ -182,13 +182,13 @@ class DraftError(KGError):
 def anchor_entities(text: str, triples: list, where: str) -> list[dict]:
     """Offsets for quoted entity triples: every boundary-delimited occurrence, longest first."""
     cands = []
+    urls = url_spans(text)
     for item in triples:
         if not isinstance(item, list) or len(item) not in (3, 4):
             raise DraftError(f"{where}: an entity is [text, label, canonical(, [occurrences])], got {item!r}")
         surface, label, canonical = item[:3]
         if label not in LABELS:
             raise DraftError(f"{where}: unknown label {label!r} for {surface!r} (one of {', '.join(LABELS)})")
-        urls = url_spans(text)
         starts = [s for s in word_occurrences(text, surface) if not any(a <= s < b for a, b in urls)]
         if not starts:
             raise DraftError(f"{where}: {surface!r} does not occur in the abstract")

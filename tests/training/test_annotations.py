@@ -7,6 +7,7 @@ from collections import Counter
 
 import pytest
 
+from kg.evaluation.results import NAME_FIELDS
 from kg.training import annotations as A
 
 
@@ -132,7 +133,7 @@ def test_a_result_name_accepts_the_acronym_and_the_long_form_the_abstract_define
     pm = next(d for d in gold.values() if any(r["method"] == ["PM-KVQ", "Progressive Mixed-Precision KV Cache Quantization"]
                                                 for r in d["results"]))
     assert {r["method"] for r in plain[pm["id"]]["results"]} == {"PM-KVQ"}
-    names = [r[k] for d in plain.values() for r in d["results"] for k in ("method", "baseline", "metric", "dataset")]
+    names = [r[k] for d in plain.values() for r in d["results"] for k in NAME_FIELDS]
     assert all(n is None or isinstance(n, str) for n in names)  # the standoff stores one name; lists are derived
 
 
