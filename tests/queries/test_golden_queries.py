@@ -27,7 +27,7 @@ CASES = {
     "bound_improvements": {},
     "bound_gaps": {},
     "outperforms": {"method": "SVR"},
-    "datasets_for_method": {"method": "cycle-consistency objective"},
+    "datasets_for_method": {"method": "alternating optimization"},
     "methods_on_dataset": {"dataset": "CIFAR10"},
     "new_in_corpus": {"type": "Method", "year": 2026},
     "rising_entities": {"type": "Method"},
