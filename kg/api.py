@@ -966,7 +966,8 @@ def annotation_batch(part: int, of: int, pass_: str = "a", start: int = 0) -> li
 
 def anchor_annotations(draft: str | Path, output: str | Path, *, annotator: str, pass_: str = "a") -> tuple[int, list[str]]:
     """A reader's draft (quoted spans) anchored to offsets and written as standoff; returns the
-    number of records and the problems found (a quote not in its abstract raises ``KGError``)."""
+    number of records and the problems found, and writes nothing when there are any (a quote not
+    in its abstract raises ``KGError``)."""
     from kg.training import annotations
 
     return annotations.anchor_file(Path(draft), Path(output), annotator=annotator, pass_=pass_)

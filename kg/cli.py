@@ -745,9 +745,10 @@ def annotations_anchor(draft: Path, annotator: str, pass_: str, output: Path) ->
     count, problems = api.anchor_annotations(draft, output, annotator=annotator, pass_=pass_)
     for problem in problems:
         click.echo(f"problem: {problem}", err=True)
-    click.echo(f"{count} records -> {output}")
     if problems:
+        click.echo(f"{count} records, nothing written to {output}", err=True)
         sys.exit(1)
+    click.echo(f"{count} records -> {output}")
 
 
 @annotations.command("show")

@@ -66,6 +66,7 @@ EXTRA_TRAIN = (
     {"iclr2026.jsonl.gz": 960, "iclr-icml-neurips-older.jsonl.gz": 240},
     {"iclr2026.jsonl.gz": 1920, "iclr-icml-neurips-older.jsonl.gz": 480},
     {"iclr2026.jsonl.gz": 1280, "iclr-icml-neurips-older.jsonl.gz": 320},
+    {"iclr2026.jsonl.gz": 1600, "iclr-icml-neurips-older.jsonl.gz": 400},
 )
 """Later draws, all train, each annotated once the learning curve on what came before still rose
 at 100 %; draw k uses seed ``SEED + k``."""
@@ -405,11 +406,15 @@ def batch(part: int, of: int, pass_: str = "a", start: int = 0) -> list[dict]:
 
 def anchor_file(draft: Path, output: Path, *, annotator: str, pass_: str) -> tuple[int, list[str]]:
     """Anchor a reader's draft file and write its standoff records to ``output`` (atomically);
-    returns the number of records and the problems ``validate`` finds.  Raises ``DraftError``."""
+    returns the number of records and the problems ``validate`` finds.  A draft with a problem
+    writes nothing, so a half-sound file never sits among the gold looking finished.  Raises
+    ``DraftError``."""
     with open(draft, encoding="utf-8") as fh:
         drafts = [(f"{draft}:{n}", json.loads(line)) for n, line in enumerate(fh, 1) if line.strip()]
     records = anchor(drafts, annotator=annotator, pass_=pass_)
     problems = [p for i, rec in enumerate(records) for p in validate(rec, f"{drafts[i][0]}")]
+    if problems:
+        return len(records), problems
     tmp = output.with_suffix(".tmp")
     tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
     tmp.replace(output)

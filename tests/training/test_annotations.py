@@ -107,7 +107,7 @@ def test_the_annotation_commands_batch_anchor_show_and_check(tmp_path) -> None:
     runner = CliRunner()
     batch = runner.invoke(cli, ["annotations", "batch", "--part", "2", "--of", "8", "--start", "2000"])
     rows = [json.loads(line) for line in batch.stdout.splitlines()]
-    assert batch.exit_code == 0 and len(rows) == 500 and set(rows[0]) == {"id", "title", "abstract"}
+    assert batch.exit_code == 0 and len(rows) == 750 and set(rows[0]) == {"id", "title", "abstract"}
     stored = next(rec for _, rec in A.read_standoff() if rec["id"] == rows[0]["id"] and rec["pass"] == "a")
     text = A.corpus()[stored["id"]].abstract
     draft = {"id": stored["id"], "paper": {}, "results": [],
@@ -125,6 +125,11 @@ def test_the_annotation_commands_batch_anchor_show_and_check(tmp_path) -> None:
     (tmp_path / "bad.jsonl").write_text(json.dumps({**draft, "entities": [["no such words here", "Method", "x"]]}) + "\n")
     bad = runner.invoke(cli, ["annotations", "anchor", str(tmp_path / "bad.jsonl"), "--annotator", "rt", "-o", str(out)])
     assert bad.exit_code == 1 and "does not occur" in bad.output
+    before = out.read_text()
+    orphan = {**draft, "paper": {"proposes": ["a name no mention carries"]}}
+    (tmp_path / "orphan.jsonl").write_text(json.dumps(orphan) + "\n")
+    refused = runner.invoke(cli, ["annotations", "anchor", str(tmp_path / "orphan.jsonl"), "--annotator", "rt", "-o", str(out)])
+    assert refused.exit_code == 1 and "nothing written" in refused.output and out.read_text() == before
 
 
 def test_a_result_name_accepts_the_acronym_and_the_long_form_the_abstract_defines() -> None:
