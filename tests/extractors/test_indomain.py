@@ -11,6 +11,7 @@ import spacy
 from kg.extractors.indomain import EntityMentions, model_path
 from kg.extractors.pipeline import extract, load_pipeline
 from kg.extractors.roles import ROLE_LABELS, Entity, LinearHeads, features, sentences
+from kg.extractors.text import clean_for_nlp
 from kg.records import Abstract
 from kg.training import indomain as T
 from kg.training.annotations import load_gold
@@ -24,12 +25,31 @@ def nlp():
     return load_pipeline("indomain.v1")
 
 
+def test_shipped_recogniser_reproduces_its_recorded_dev_score_exactly() -> None:
+    """spaCy's encoder and ner give the same names on every x86 CPU seen so far, so any change here
+    is a change in the code or the model files."""
+    recorded = json.loads((MODEL / "scores.json").read_text())["tagger"]["dev_f1_recogniser_alone"]
+    docs = load_gold("dev")
+    found = T.recognised(MODEL, [clean_for_nlp(d["abstract"]) for d in docs])
+    gold = [{(e["start"], e["end"], e["label"]) for e in d["entities"]} for d in docs]
+    tp = sum(len(set(f) & g) for f, g in zip(found, gold))
+    pred, true = sum(map(len, found)), sum(map(len, gold))
+    assert round(200 * tp / (pred + true), 2) == recorded
+
+
 def test_shipped_model_reproduces_its_recorded_dev_scores() -> None:
+    """Within a CPU's rounding, not exactly: the tagger runs 8-bit in onnxruntime, whose integer
+    kernels differ by instruction set (AVX2 without VNNI saturates 16-bit pair sums), so a few
+    borderline tokens change label between machines (dev entity F1 72.67 where the model was
+    trained, 72.62 on an AVX2-only EPYC)."""
     recorded = json.loads((MODEL / "scores.json").read_text())["dev"]
     again = T.evaluate(MODEL, load_gold("dev"))
-    assert again["entities"]["exact"] == recorded["entities"]["exact"]
-    assert {k: v["f1"] for k, v in again["paper_facts"].items()} == {k: v["f1"] for k, v in recorded["paper_facts"].items()}
-    assert again["results"] == recorded["results"]
+    assert again["entities"]["exact"]["gold"] == recorded["entities"]["exact"]["gold"]
+    for measure in ("exact", "partial", "untyped"):
+        assert again["entities"][measure]["f1"] == pytest.approx(recorded["entities"][measure]["f1"], abs=0.3)
+    for fact, score in recorded["paper_facts"].items():
+        assert again["paper_facts"][fact]["f1"] == pytest.approx(score["f1"], abs=1.5)
+    assert again["results"]["tuple_f1"] == pytest.approx(recorded["results"]["tuple_f1"], abs=1.5)
 
 
 def test_shipped_model_is_small() -> None:
