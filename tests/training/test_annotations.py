@@ -107,7 +107,7 @@ def test_the_annotation_commands_batch_anchor_show_and_check(tmp_path) -> None:
     runner = CliRunner()
     batch = runner.invoke(cli, ["annotations", "batch", "--part", "2", "--of", "8", "--start", "2000"])
     rows = [json.loads(line) for line in batch.stdout.splitlines()]
-    assert batch.exit_code == 0 and len(rows) == 750 and set(rows[0]) == {"id", "title", "abstract"}
+    assert batch.exit_code == 0 and len(rows) == (len(A.load_sample()) - 2000) // 8 and set(rows[0]) == {"id", "title", "abstract"}
     stored = next(rec for _, rec in A.read_standoff() if rec["id"] == rows[0]["id"] and rec["pass"] == "a")
     text = A.corpus()[stored["id"]].abstract
     draft = {"id": stored["id"], "paper": {}, "results": [],
