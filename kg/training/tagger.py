@@ -182,19 +182,22 @@ def export(checkpoint: Path, output: Path, keep: set[int] | None = None) -> None
     (output / SETTINGS_FILE).write_text(json.dumps(settings, indent=1) + "\n", encoding="utf-8")
 
 
+def exact_f1(names: list[list[tuple[int, int, str]]], docs: list[dict]) -> float:
+    """Exact span + type F1 (0-1) of (start, end, label) names against the docs' gold entities."""
+    gold = [{(e["start"], e["end"], e["label"]) for e in d["entities"]} for d in docs]
+    found = [set(n) for n in names]
+    tp = sum(len(f & g) for f, g in zip(found, gold))
+    total = sum(map(len, found)) + sum(map(len, gold))
+    return 2 * tp / total if total else 0.0
+
+
 def choose_thresholds(folder: Path, names: list[list[tuple[int, int, str]]], texts: list[str], docs: list[dict]) -> dict:
     """The ``relabel`` and ``add`` thresholds (from :data:`GRID`) with the best exact F1 of
     ``second_reading`` on dev, given the recogniser's names there; written into ``tagger.json``."""
     tagged = PieceTagger(folder).tag(texts)
-    gold = [{(e["start"], e["end"], e["label"]) for e in d["entities"]} for d in docs]
 
     def f1(relabel: float, add: float) -> float:
-        tp = n_pred = 0
-        for found, read, truth in zip(names, tagged, gold):
-            merged = set(second_reading(found, read, relabel, add))
-            tp, n_pred = tp + len(merged & truth), n_pred + len(merged)
-        n_gold = sum(map(len, gold))
-        return 2 * tp / (n_pred + n_gold) if n_pred + n_gold else 0.0
+        return exact_f1([second_reading(found, read, relabel, add) for found, read in zip(names, tagged)], docs)
 
     relabel, add = max(((r, a) for r in GRID for a in GRID), key=lambda ra: (f1(*ra), ra))
     settings = json.loads((folder / SETTINGS_FILE).read_text(encoding="utf-8"))
