@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from kg.extractors.results import speed_for_speedup
+from kg.extractors.results import from_to_side, speed_for_speedup
 from kg.extractors.roles import LinearHeads
 from kg.extractors.text import name_shape, word_occurrences
 from kg.names import canonical
@@ -129,6 +129,7 @@ def candidates(field: str, result: Result, text: str, title: str, mentions: Sequ
                        and listed[2] <= m.start < result.sentence_end}.items(), key=lambda x: x[1])
     order = {name: j for j, (name, _) in enumerate(trailing)}
     ranked: list[tuple[int, str, int | None, list[str]]] = []
+    pair = from_to_side(text, result.start, result.end) if field == "method" else None
     for name, (indices, sources) in by_name.items():
         if name.endswith("-") or (field == "dataset" and _FEW_LETTERS.fullmatch(name)):
             continue
@@ -158,10 +159,16 @@ def candidates(field: str, result: Result, text: str, title: str, mentions: Sequ
         where = _position(text, result, nearest)
         f.extend(where)
         f.extend(f"{x}|{where[0]}" for x in sorted(sources) + ["is_rule"] * ("is_rule" in f))
+        if pair:  # "from 5.2% to 32.1%": the first is the baseline's score, the second the method's
+            f.extend([f"pair={pair}|{x}" for x in f if x.startswith(("source=", "label=", "proposed=", "is_rule", "pos=", "in_title"))])
         distance = abs(nearest[0] - result.start) if nearest else 10**6
         ranked.append((distance, name, entity, f))
+    on_side: dict[str, int] = {}
     for rank, (distance, name, entity, f) in enumerate(sorted(ranked, key=lambda x: x[0])):
         f.append(f"rank={min(rank, 3)}")
+        side = next(x for x in f if x.startswith("pos="))  # the nearest of those before it, of those after it
+        f.append(f"side_rank={min(on_side.get(side, 0), 2)}|{side}")
+        on_side[side] = on_side.get(side, 0) + 1
         out.append(Candidate(as_guidelines(field, name), entity, tuple(f)))
     return out
 

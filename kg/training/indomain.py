@@ -13,7 +13,8 @@ One command, fixed seeds, four stages:
    F1 on dev with the recogniser's own mentions;
 4. the result name ranker (``result_names.json``, ``kg.extractors.result_names``): one logistic
    model per name field over the candidates of every train result the rules find, with the
-   recogniser's mentions and roles as the pipeline gives them, right when the gold names it.
+   recogniser's mentions, roles and the rules' own names as the pipeline hands them to the ranker,
+   right when the gold names it.
 
 The result goes to ``kg/models/indomain`` (or ``--output``) with its scores in ``scores.json``.
 ``--fraction`` trains on the first part of the train split (a learning curve); ``--test`` also
@@ -28,6 +29,8 @@ Example:
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
 import shutil
 import tempfile
 import time
@@ -135,15 +138,39 @@ def _abstract(d: dict) -> Abstract:
     return Abstract(d["id"], d["abstract"], title=d.get("title", ""), year=d.get("year"))
 
 
-def _predict(model_dir: Path, docs: list[dict]):
-    from kg.extractors.pipeline import _indomain_pipeline, make_doc, doc_to_extraction
+_WORKER_NLP = None
 
-    nlp = _indomain_pipeline(BASE_MODEL, model_dir)
+
+def _load_worker(model_dir: Path, rank: bool = True) -> None:
+    from kg.extractors.pipeline import _indomain_pipeline
+
+    global _WORKER_NLP
+    _WORKER_NLP = _indomain_pipeline(BASE_MODEL, model_dir)
+    if not rank:
+        _WORKER_NLP.get_pipe("kg_results").ranker = None
+
+
+def _predict_chunk(docs: list[dict]) -> list:
+    from kg.extractors.pipeline import doc_to_extraction, make_doc
+
     out = []
     for d in docs:
         a = _abstract(d)
-        out.append(doc_to_extraction(nlp(make_doc(nlp, a)), a, "indomain.v1"))
+        out.append(doc_to_extraction(_WORKER_NLP(make_doc(_WORKER_NLP, a)), a, "indomain.v1"))
     return out
+
+
+def _predict(model_dir: Path, docs: list[dict], jobs: int | None = None, rank: bool = True):
+    """The pipeline's extractions, one abstract at a time (no batching, so the same on any number
+    of processes); on every core when there are enough abstracts to pay for loading it again.
+    ``rank=False`` keeps the rules' names of every result, as the name ranker receives them."""
+    jobs = jobs or ((os.cpu_count() or 1) if len(docs) >= 400 else 1)
+    if jobs <= 1:
+        _load_worker(model_dir, rank)
+        return _predict_chunk(docs)
+    chunks = [docs[i : i + 50] for i in range(0, len(docs), 50)]
+    with multiprocessing.get_context("fork").Pool(jobs, initializer=_load_worker, initargs=(model_dir, rank)) as pool:
+        return [x for chunk in pool.imap(_predict_chunk, chunks) for x in chunk]
 
 
 MIN_FEATURE_ROWS = 3
@@ -346,7 +373,7 @@ def train(output: Path = DEFAULT_OUTPUT, config: Path = DEFAULT_CONFIG, *, fract
     dev_extractions = _predict(staged, dev_docs)
     fit_confidence(dev_extractions, dev_docs).to_disk(staged / "mentions.json")
     train_roles(train_docs, dev_docs, dev_extractions).to_disk(staged / "roles.json")
-    train_result_names(_predict(staged, train_docs), train_docs).to_disk(staged / "result_names.json")
+    train_result_names(_predict(staged, train_docs, rank=False), train_docs).to_disk(staged / "result_names.json")
     seconds = round(time.perf_counter() - started, 1)
     record = {"train_abstracts": len(train_docs), "scierc": scierc, "fraction": fraction, "training_seconds": seconds,
               "seed": SEED, "tagger": tagging, "dev": evaluate(staged, dev_docs)}

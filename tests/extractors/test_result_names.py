@@ -115,3 +115,28 @@ def test_the_shipped_ranker_names_a_clear_result() -> None:
     [r] = x.results
     assert (r.text, r.method, r.baseline) == ("2.4%", "GraphMix", "GCN")
     assert "accuracy" in r.metric and r.dataset == "OGB-Arxiv"
+
+
+def test_the_ends_of_a_from_to_pair_mark_the_method_candidates() -> None:
+    text = "FooNet lifts the success rate of ViT-B from 5.2% to 32.1% on AgentDojo."
+    mentions = [Mention(text.index(n), text.index(n) + len(n), n, "Method", n.lower()) for n in ("FooNet", "ViT-B")]
+    first, second = find_results(text)
+    ends = {r.text: {c.name: c.features for c in candidates("method", r, text, "", mentions, ())} for r in (first, second)}
+    assert "pair=from|label=Method" in ends["5.2%"]["ViT-B"] and "pair=to|label=Method" in ends["32.1%"]["FooNet"]
+    assert not any(f.startswith("pair=") for c in candidates("metric", first, text, "", mentions, ()) for f in c.features)
+
+
+def test_candidates_are_ranked_by_distance_on_each_side_of_the_number() -> None:
+    names = {c.name: c.features for c in candidates("method", _result(), TEXT, "FooNet", MENTIONS, PROPOSES)}
+    assert "side_rank=0|pos=before|sent" in names["FooNet"] and "side_rank=0|pos=after|sent" in names["ViT-B"]
+
+
+def test_the_ranker_learns_from_the_rules_names_it_will_be_given() -> None:
+    """Stage 4's rows come from the pipeline without a ranker, so they hold the rules' own names, as
+    the ranker receives them at run time (a rules-only head would already rewrite some: the rules'
+    singular "score" becomes the "scores" written there)."""
+    text = "Human experts achieved scores ranging from 26.7% to 86.7% on FooBench."
+    [x] = T._predict(T.DEFAULT_OUTPUT, [{"id": "s", "abstract": text}], rank=False)
+    fields = ("method", "metric", "dataset")
+    assert [[getattr(r, f) for f in fields] for r in x.results] == [[getattr(r, f) for f in fields] for r in find_results(text)]
+    assert [r.metric for r in x.results] == ["score", "score"]
