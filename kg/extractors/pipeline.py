@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import multiprocessing
-from dataclasses import replace
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import Any
@@ -16,7 +15,7 @@ from kg.errors import ClusterError, UnknownName
 from kg.extractors import abbreviations as _abbreviations  # noqa: F401  (registers kg_abbreviations)
 from kg.extractors import bounds as _bounds  # noqa: F401  (registers kg_bounds)
 from kg.extractors import rules as _rules  # noqa: F401  (registers kg_rules)
-from kg.extractors.text import clean_for_nlp
+from kg.extractors.text import as_written, clean_for_nlp
 from kg.records import Abstract, Extraction
 from kg.settings import DEFAULT_EXTRACTOR
 
@@ -103,16 +102,12 @@ def doc_to_extraction(doc: Doc, abstract: Abstract, extractor: str) -> Extractio
     so ``abstract.text[start:end] == text`` holds even where markup was blanked.
     """
     text = abstract.text
-
-    def original(span):
-        return span if text[span.start : span.end] == span.text else replace(span, text=text[span.start : span.end])
-
     return Extraction(
         abstract_id=abstract.id,
         extractor=extractor,
-        entities=tuple(original(m) for m in doc._.kg_mentions),
+        entities=tuple(as_written(m, text) for m in doc._.kg_mentions),
         relations=tuple(doc._.kg_relations),
-        bounds=tuple(original(b) for b in doc._.bounds),
+        bounds=tuple(as_written(b, text) for b in doc._.bounds),
         results=tuple(getattr(doc._, "kg_results", ()) or ()),
     )
 

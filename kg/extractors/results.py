@@ -23,6 +23,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from kg.extractors.bounds import math_segments, sentence_spans
+from kg.extractors.text import as_written
 from kg.names import canonical
 from kg.records import Mention, Relation, Result
 from kg.schema.metrics import better_direction, metric_patterns
@@ -962,7 +963,8 @@ class ResultFinder:
     def __call__(self, doc: Doc) -> Doc:
         text = doc.user_data.get("text", doc.text)
         sents = [(s.start_char, s.end_char) for s in doc.sents] if doc.has_annotation("SENT_START") else None
-        mentions = doc._.kg_mentions if Doc.has_extension("kg_mentions") else ()
+        # the names as written, as the ranker learnt them from the records (kg.training.indomain)
+        mentions = tuple(as_written(m, text) for m in doc._.kg_mentions) if Doc.has_extension("kg_mentions") else ()
         results = find_results(text, (), (), sents)
         if self.ranker is not None and results:
             relations = doc._.kg_relations if Doc.has_extension("kg_relations") else ()

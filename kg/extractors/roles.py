@@ -21,6 +21,7 @@ from pathlib import Path
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from kg.extractors.text import as_written
 from kg.records import Mention, Relation
 
 ROLE_LABELS: dict[str, tuple[str, ...]] = {
@@ -187,8 +188,9 @@ class RoleClassifier:
         self.model = model
 
     def __call__(self, doc: Doc) -> Doc:
-        mentions = list(doc._.kg_mentions)
-        text, title = doc.text, doc.user_data.get("title", "")
+        # the text and names as written, as the heads learnt them from the gold and the records
+        text, title = doc.user_data.get("text", doc.text), doc.user_data.get("title", "")
+        mentions = [as_written(m, text) for m in doc._.kg_mentions]
         grouped = group_mentions(mentions)
         entities = [g for g, _ in grouped]
         decided: list[tuple[str, int, float]] = []

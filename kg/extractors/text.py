@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
+from typing import TypeVar
+
+T = TypeVar("T")
 
 _MATH = re.compile(r"\$\$.+?\$\$|\$[^$]+\$", re.S)
 _URL = re.compile(r"(?:https?://|www\.)[^\s)\]>\"']+")
@@ -70,6 +74,18 @@ def clean_for_nlp(text: str) -> str:
         if ch in "\r\n\t" and not protected[i]:
             chars[i] = " "
     return "".join(chars)
+
+
+def as_written(span: T, text: str) -> T:
+    """``span`` (any record with ``start``, ``end`` and ``text``) with its surface read from the
+    text as read, where the NLP saw markup blanked: "**Re**current", not "  Re  current".
+
+        >>> from kg.records import Mention
+        >>> as_written(Mention(0, 13, "  Re  current", "Method", "recurrent"), "**Re**current net").text
+        '**Re**current'
+    """
+    surface = text[span.start:span.end]
+    return span if surface == span.text else replace(span, text=surface)
 
 
 def _math_mask(text: str) -> list[bool]:

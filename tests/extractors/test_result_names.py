@@ -140,3 +140,22 @@ def test_the_ranker_learns_from_the_rules_names_it_will_be_given() -> None:
     fields = ("method", "metric", "dataset")
     assert [[getattr(r, f) for f in fields] for r in x.results] == [[getattr(r, f) for f in fields] for r in find_results(text)]
     assert [r.metric for r in x.results] == ["score", "score"]
+
+
+def test_names_reach_the_ranker_as_written_not_as_the_nlp_saw_them() -> None:
+    """The NLP sees markup blanked ("  Re  current"); the ranker learnt from the records, whose
+    surfaces are read from the text as written, so it chooses and names from those."""
+    import spacy
+
+    from kg.extractors.results import ResultFinder
+    from kg.extractors.text import clean_for_nlp
+
+    text = "**Re**current Nets improve top-1 accuracy by 3.7% on ImageNet."
+    nlp = spacy.blank("en")
+    doc = nlp.make_doc(clean_for_nlp(text))
+    doc.user_data["text"] = text
+    doc._.kg_mentions = (Mention(0, 13, clean_for_nlp(text)[:13], "Method", "recurrent"),)
+    heads = LinearHeads({"method": {"label=Method": 5.0}, "metric": {"is_rule": 1.0}, "dataset": {"is_rule": 1.0}},
+                        {f: 0.0 for f in FIELD_LABELS}, {})
+    [r] = ResultFinder(NameRanker(heads))(doc)._.kg_results
+    assert (r.method, r.method_entity) == ("**Re**current", 0)
