@@ -321,7 +321,8 @@ def train_result_names(extractions, docs: list[dict]) -> LinearHeads:
 
 
 def _rules_only(path: Path) -> None:
-    """A ranker that keeps the rules' pick of every field: the pipeline as it runs before stage 4."""
+    """A ranker that keeps the rules' pick of most fields, so the staged model loads before stage 4;
+    stage 4 itself learns from the pipeline with no ranker (``_predict(..., rank=False)``)."""
     LinearHeads({f: {"is_rule": 1.0} for f in FIELD_LABELS}, {f: 0.0 for f in FIELD_LABELS},
                 {f: 0.5 for f in FIELD_LABELS}).to_disk(path)
 
