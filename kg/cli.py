@@ -637,23 +637,26 @@ _SET = click.option("--set", "overrides", type=(str, str), multiple=True, metava
               help="Floret vectors already made by `kg train vectors`.")
 @click.option("--recogniser", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
               help="A trained encoder + ner to reuse.")
+@click.option("--continue-from", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+              help="A trained encoder + ner to train further instead of from scratch (when the annotations grew).")
 @click.option("--tagger", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
               help="A folder holding a fine-tuned tagger (tagger.onnx, ...) to reuse; its thresholds are chosen again.")
 @click.option("--work-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
 @_SET
 @_errors
 def train_indomain(output: Path | None, config: Path | None, fraction: float, limit: int | None, test: bool, scierc: bool,
-                   vectors: Path | None, recogniser: Path | None, tagger: Path | None, work_dir: Path | None,
-                   overrides: tuple[tuple[str, str], ...]) -> None:
+                   vectors: Path | None, recogniser: Path | None, continue_from: Path | None, tagger: Path | None,
+                   work_dir: Path | None, overrides: tuple[tuple[str, str], ...]) -> None:
     """Train the default extractor (entities, mention confidence, paper roles, result names) from training/indomain.
 
     \b
     Example:
         kg train indomain --test
         kg train indomain --fraction 0.25 --output /tmp/quarter --set training.max_steps 600
+        kg train indomain --continue-from kg/models/indomain --set training.max_steps 2000
     """
     options = {"fraction": fraction, "limit": limit, "test": test, "scierc": scierc, "vectors": vectors,
-               "recogniser": recogniser, "tagger": tagger, "work_dir": work_dir} | ({"config": config} if config else {})
+               "recogniser": recogniser, "continue_from": continue_from, "tagger": tagger, "work_dir": work_dir} | ({"config": config} if config else {})
     record = api.train_indomain(output, overrides=overrides, **options)
     _echo_json({split: {"entity_f1": record[split]["entities"]["exact"]["f1"],
                         "facts_f1": {k: v["f1"] for k, v in record[split]["paper_facts"].items()}}

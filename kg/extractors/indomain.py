@@ -40,7 +40,7 @@ def model_path(name: str = MODEL_NAME) -> Path:
 TRAINED_PIPES = ("tok2vec", "ner")
 
 
-def _cast_weights(nlp: Language, source: str, target: str) -> None:
+def cast_weights(nlp: Language, source: str, target: str) -> None:
     """Cast every weight of the trained components from dtype ``source`` to ``target``."""
     for pipe in TRAINED_PIPES:
         for node in nlp.get_pipe(pipe).model.walk():
@@ -55,7 +55,7 @@ def store_half_precision(path: Path) -> None:
     the model beside the tagger not in 50 MB), read back as float32 by ``source_indomain``.  Training
     scores the model in this form, so its recorded scores hold."""
     nlp = spacy.load(path)
-    _cast_weights(nlp, "float32", "float16")
+    cast_weights(nlp, "float32", "float16")
     for pipe in TRAINED_PIPES:
         (path / pipe / "model").write_bytes(nlp.get_pipe(pipe).model.to_bytes())
     with (path / "vocab" / "vectors").open("wb") as f:
@@ -65,7 +65,7 @@ def store_half_precision(path: Path) -> None:
 def source_indomain(nlp: Language, path: Path | None = None) -> Language:
     """Add the in-domain encoder and recogniser to ``nlp`` (the encoder renamed, in case ``nlp`` has its own)."""
     trained = spacy.load(path or model_path())
-    _cast_weights(trained, "float16", "float32")  # stored at half precision, computed at single
+    cast_weights(trained, "float16", "float32")  # stored at half precision, computed at single
     # The encoder reads the in-domain floret table: the English pipeline (which has none) takes it over.
     trained.vocab.vectors.data = trained.vocab.vectors.data.astype("float32")
     nlp.vocab.vectors = trained.vocab.vectors

@@ -22,6 +22,7 @@ _MD_EMPHASIS = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
 _MD_CODE = re.compile(r"`+")
 _MD_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+", re.M)
 _MD_BULLET = re.compile(r"^[ \t]*[-*+][ \t]+", re.M)
+_PDF_GLYPH = re.compile(r"\(cid:\d+\)")  # a glyph PDF extraction could not map, mostly a soft hyphen: "seg(cid:173) mentation"
 _LATEX_TEXT_CMD = re.compile(r"\\(?:emph|textbf|textit|texttt|textsc|underline|text)\{([^{}$]*)\}")
 _LATEX_TEXT_CMD_ESCAPED = re.compile(r"\\\\(?:emph|textbf|textit|texttt|textsc|underline|text)\{([^{}$]*)\}")
 
@@ -42,7 +43,8 @@ def url_spans(text: str) -> list[tuple[int, int]]:
 
 
 def clean_for_nlp(text: str) -> str:
-    """Blank hard line breaks, Markdown markup, URLs and LaTeX text commands outside math.
+    """Blank hard line breaks, Markdown markup, URLs, LaTeX text commands outside math and the
+    unmapped glyphs of PDF extraction.
 
     Example:
         >>> clean_for_nlp("We use **bold** ideas\\nsee https://x.org/a.")
@@ -67,7 +69,7 @@ def clean_for_nlp(text: str) -> str:
             inner_end = match.end(pattern.groups) if pattern.groups else match.end()
             blank(match.start(), inner)
             blank(inner_end, match.end())
-    for pattern in (_MD_CODE, _MD_HEADING, _MD_BULLET):
+    for pattern in (_MD_CODE, _MD_HEADING, _MD_BULLET, _PDF_GLYPH):
         for match in pattern.finditer(text):
             blank(match.start(), match.end())
     for i, ch in enumerate(chars):

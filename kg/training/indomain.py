@@ -107,8 +107,12 @@ def scierc_in_schema(limit: int | None = None) -> list[dict]:
     return docs
 
 
-def train_recogniser(train: list[dict], dev: list[dict], work: Path, config: Path, overrides: dict) -> Path:
-    """Train ``ner`` (and fine-tune its encoder); returns the best pipeline's folder."""
+def train_recogniser(train: list[dict], dev: list[dict], work: Path, config: Path, overrides: dict,
+                     continue_from: Path | None = None) -> Path:
+    """Train ``ner`` (and fine-tune its encoder); returns the best pipeline's folder.  With
+    ``continue_from``, training starts from that model's encoder, ``ner`` and floret table instead of
+    from scratch: when the annotations grow, more steps on all of them without paying again for the
+    steps already taken."""
     from spacy.cli.train import train as spacy_train
 
     nlp = spacy.load(BASE_MODEL, exclude=["tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "ner", "senter"])
@@ -119,8 +123,26 @@ def train_recogniser(train: list[dict], dev: list[dict], work: Path, config: Pat
         db.to_disk(paths[split])
         print(f"{split}: {len(db)} abstracts, {sum(len(d['entities']) for d in docs)} mentions, {misaligned} off token boundaries")
     settings = {"paths.train": str(paths["train"]), "paths.dev": str(paths["dev"]), "system.seed": SEED, **overrides}
+    if continue_from is not None:
+        config, settings["paths.vectors"] = _continuing(config, continue_from, work), str(work / "start")
     spacy_train(config, work / "ner", overrides=settings, use_gpu=-1)
     return work / "ner" / "model-best"
+
+
+def _continuing(config: Path, model_dir: Path, work: Path) -> Path:
+    """A config whose encoder and ``ner`` are sourced from a single-precision copy of ``model_dir``
+    (shipped models store half precision), which also provides the floret table."""
+    from kg.extractors.indomain import cast_weights
+
+    nlp = spacy.load(model_dir)
+    cast_weights(nlp, "float16", "float32")
+    nlp.vocab.vectors.data = nlp.vocab.vectors.data.astype("float32")
+    nlp.to_disk(work / "start")
+    cfg = spacy.util.load_config(config)
+    for pipe in ("tok2vec", "ner"):
+        cfg["components"][pipe] = {"source": str(work / "start")}
+    cfg.to_disk(work / "continue.cfg")
+    return work / "continue.cfg"
 
 
 def recognised(model_dir: Path, texts: list[str]) -> list[list[tuple[int, int, str]]]:
@@ -336,12 +358,12 @@ def evaluate(model_dir: Path, docs: list[dict]) -> dict:
 def train(output: Path = DEFAULT_OUTPUT, config: Path = DEFAULT_CONFIG, *, fraction: float = 1.0,
           overrides: dict | None = None, work_dir: Path | None = None, test: bool = False, limit: int | None = None,
           scierc: bool = False, vectors: Path | None = None, recogniser: Path | None = None,
-          tagger: Path | None = None) -> dict:
+          tagger: Path | None = None, continue_from: Path | None = None) -> dict:
     """All four stages; installs the model in ``output`` and returns its scores.  The floret
     vectors are trained first unless ``vectors`` names a folder made by ``kg.training.vectors``;
     ``scierc`` adds SciERC's train abstracts, relabelled, to the recogniser's training data;
-    ``recogniser`` reuses a trained encoder and ``ner``, ``tagger`` a fine-tuned tagger (its
-    thresholds are chosen again)."""
+    ``recogniser`` reuses a trained encoder and ``ner``, ``continue_from`` trains them further on
+    this train split, ``tagger`` reuses a fine-tuned tagger (its thresholds are chosen again)."""
     train_docs, dev_docs = load_gold("train"), load_gold("dev")
     train_docs = train_docs[: max(1, round(len(train_docs) * fraction))]
     if limit:
@@ -352,10 +374,11 @@ def train(output: Path = DEFAULT_OUTPUT, config: Path = DEFAULT_CONFIG, *, fract
     if recogniser is not None:
         best = recogniser
     else:
-        if vectors is None:
+        if vectors is None and continue_from is None:
             vectors = train_vectors(work / "vectors", limit=limit and 50 * limit, buckets=1000 if limit else BUCKETS)
         extra = scierc_in_schema(limit) if scierc else []
-        best = train_recogniser(train_docs + extra, dev_docs, work, config, {"paths.vectors": str(vectors), **(overrides or {})})
+        best = train_recogniser(train_docs + extra, dev_docs, work, config, {"paths.vectors": str(vectors), **(overrides or {})},
+                                continue_from)
     staged = work / "model"
     if staged.exists():
         shutil.rmtree(staged)
@@ -376,7 +399,7 @@ def train(output: Path = DEFAULT_OUTPUT, config: Path = DEFAULT_CONFIG, *, fract
     train_roles(train_docs, dev_docs, dev_extractions).to_disk(staged / "roles.json")
     train_result_names(_predict(staged, train_docs, rank=False), train_docs).to_disk(staged / "result_names.json")
     seconds = round(time.perf_counter() - started, 1)
-    record = {"train_abstracts": len(train_docs), "scierc": scierc, "fraction": fraction, "training_seconds": seconds,
+    record = {"train_abstracts": len(train_docs), "scierc": scierc, "continued_from": continue_from and str(continue_from), "fraction": fraction, "training_seconds": seconds,
               "seed": SEED, "tagger": tagging, "dev": evaluate(staged, dev_docs)}
     if test:
         record["test"] = evaluate(staged, load_gold("test"))

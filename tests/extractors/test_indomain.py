@@ -70,6 +70,20 @@ def test_training_runs_end_to_end_on_a_tiny_subset(tmp_path: Path) -> None:
     assert x.abstract_id == "x"  # a model this small finds little; it must run and return a record
 
 
+def test_training_continues_from_a_trained_recogniser_as_it_was(tmp_path: Path) -> None:
+    """Continuing starts from the model's own weights and floret table: with a learning rate of
+    zero (and no parameter averaging, whose running mean starts from zeros) the continued
+    recogniser reads every abstract exactly as the one it started from."""
+    out = tmp_path / "model"
+    T.train(out, limit=6, work_dir=tmp_path / "work", continue_from=MODEL, tagger=MODEL,
+            overrides={"training.max_steps": 2, "training.eval_frequency": 1, "training.optimizer.learn_rate": 0.0,
+                       "training.optimizer.use_averages": False})
+    texts = [clean_for_nlp(d["abstract"]) for d in load_gold("dev")[:20]]
+    shipped = T.recognised(MODEL, texts)
+    assert sum(map(len, shipped)) > 100
+    assert T.recognised(out, texts) == shipped
+
+
 def _mentions(nlp, text: str, title: str = ""):
     [x] = list(extract([Abstract("t", text, title=title)], extractor="indomain.v1"))
     return x

@@ -22,6 +22,7 @@ PIECES = [
     " Curly “quotes” — dashes, Greek α, β and Õ(√T).",
     " # Heading\n- bullet item\n",
     " <script>alert(1)</script> & stuff.",
+    " Image seg(cid:173) mentation and (cid:12)ne-tuning.",
 ]
 
 
@@ -44,6 +45,12 @@ def test_offsets_cleaning_keeps_length_and_math(parts: list[str]) -> None:
     assert len(cleaned) == len(text)
     for a in find_abbreviations(text):
         assert text[a.long_start : a.long_end] == a.long and text[a.short_start : a.short_end] == a.short
+
+
+def test_offsets_pdf_glyphs_are_blanked() -> None:
+    """Unmapped PDF glyphs ("(cid:173)", a soft hyphen at a line break) read as the word break they are."""
+    text = "image seg(cid:173) mentation and (cid:12)ne-tuning"
+    assert clean_for_nlp(text) == "image seg          mentation and         ne-tuning"
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
