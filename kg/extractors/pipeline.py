@@ -50,6 +50,14 @@ def _scierc_pipeline(model: str) -> Language:
     return nlp
 
 
+def sentencer(model: str = DEFAULT_MODEL) -> Language:
+    """What the in-domain pipeline takes of the English one: its tokenizer and small sentence
+    tagger, not the parser."""
+    nlp = spacy.load(model, exclude=["tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "ner"])
+    nlp.enable_pipe("senter")
+    return nlp
+
+
 def _indomain_pipeline(model: str, path=None) -> Language:
     """The in-domain recogniser (our schema, trained on annotated ML abstracts), its mention
     confidence, the paper-role classifier and the reported results, beside abbreviations and bounds
@@ -60,15 +68,13 @@ def _indomain_pipeline(model: str, path=None) -> Language:
     from kg.extractors.indomain import model_path, source_indomain
 
     path = path or model_path()
-    # Sentences are all it needs of the English pipeline: its small sentence tagger, not the parser.
-    nlp = spacy.load(model, exclude=["tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "ner"])
-    nlp.enable_pipe("senter")
+    nlp = sentencer(model)
     source_indomain(nlp, path)
     nlp.add_pipe("kg_tagger", config={"path": str(path)})
     nlp.add_pipe("kg_abbreviations")
     nlp.add_pipe("kg_entities", config={"confidence": str(path / "mentions.json")})
     nlp.add_pipe("kg_roles", config={"path": str(path / "roles.json")})
-    nlp.add_pipe("kg_results", config={"names": str(path / "result_names.json")})
+    nlp.add_pipe("kg_results", config={"names": str(path / "result_names.json"), "detector": str(path / "result_detector.json")})
     nlp.add_pipe("kg_bounds")
     return nlp
 

@@ -4,10 +4,12 @@
 relations found in it.  It follows ``results-GUIDELINES.md``: one record per reported number, the
 value as written with offsets into the text as read.  Whether a number is a result is a small
 additive score over tables of cue words (a unit, a metric word, a change word, a count noun that
-marks a setting, a year); kind, direction, qualifier and the name fields come from cue words around
-the number in its sentence, then from the mentions, then from the abstract as a whole.  Regexes
-only, so it costs a small fraction of the extraction.  ``kg.schema.metrics`` knows the metric
-names and which way is better for each (it orders leaderboards).
+marks a setting, a year), hand-weighted, or weighted with the words around the number by a
+detector learnt from annotated results (``result_detector.json`` in the in-domain model); kind,
+direction, qualifier and the name fields come from cue words around the number in its sentence,
+then from the mentions, then from the abstract as a whole.  Regexes only, so it costs a small
+fraction of the extraction.  ``kg.schema.metrics`` knows the metric names and which way is better
+for each (it orders leaderboards).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from kg.schema.metrics import better_direction, metric_patterns
 
 if TYPE_CHECKING:
     from kg.extractors.result_names import NameRanker
+    from kg.extractors.roles import LinearHeads
 
 RULE = "results.v1"
 
@@ -775,35 +778,30 @@ def _score(text: str, n: _Number, lo: int, stop: int) -> int:
     return sum(weight for weight, _, holds in _CUES if holds(evidence))
 
 
-def find_results(
-    text: str,
-    mentions: Sequence[Mention] = (),
-    relations: Sequence[Relation] = (),
-    sentences: Sequence[tuple[int, int]] | None = None,
-) -> tuple[Result, ...]:
-    """Every reported result of an abstract, in text order, per ``results-GUIDELINES.md``.
+@dataclass(frozen=True, slots=True)
+class NumberReading:
+    """A number of an abstract as the detector reads it: the unit it takes (a bare number listed
+    before a "%" one takes the "%"), where its cue words are looked for, and the cues' hand score."""
 
-    ``mentions`` (and the paper-level PROPOSES relation among ``relations``) give the names; without
-    them the names come from cue words and name-like tokens.  ``sentences`` defaults to a split of
-    the text.
+    number: _Number
+    unit: str
+    window: _Window
+    score: int
+    after_list: bool  # right after another number of its sentence, across a list gap ("55, 67, 86%")
 
-    Example:
-        >>> r = find_results("HART improves top-1 accuracy by 3.7% over ViT on ImageNet.")[0]
-        >>> r.text, r.kind, r.direction, r.metric, r.method, r.baseline, r.dataset
-        ('3.7%', 'change', 'up', 'top-1 accuracy', 'HART', 'ViT', 'ImageNet')
-    """
+
+def number_readings(text: str, sentences: Sequence[tuple[int, int]] | None = None) -> list[NumberReading]:
+    """Every number of ``text`` that is not part of a name, formula or reference, read in its sentence."""
     if not _NUMBER.search(text):
-        return ()
+        return []
     math = math_segments(text)
     spans = list(sentences) if sentences is not None else sentence_spans(text, math)
     numbers = _numbers(text, math)
-    ctx = _Context(text, mentions, *_proposed(text, mentions, relations))
     units = [n.unit for n in numbers]  # a bare number listed before a "%" or "×" one takes its unit
     for k in range(len(numbers) - 2, -1, -1):
         if not units[k] and units[k + 1] in ("%", "x") and _LIST_GAP.fullmatch(text, numbers[k].tail, numbers[k + 1].start):
             units[k] = units[k + 1]
-    out: list[Result] = []
-    previous: dict[int, tuple[_Number, Result, int]] = {}  # per sentence: last kept number, its record, list position
+    out = []
     for k, n in enumerate(numbers):
         sentence = next(((s, e) for s, e in spans if s <= n.start < e), (0, len(text)))
         prev_num = numbers[k - 1] if k and numbers[k - 1].start >= sentence[0] else None
@@ -811,17 +809,74 @@ def find_results(
         s_lo, s_hi = max(sentence[0], n.start - _REACH), min(sentence[1], n.tail + _REACH)
         window = _Window(max(s_lo, prev_num.tail if prev_num else 0), min(s_hi, nxt.start if nxt else s_hi), s_lo, s_hi, sentence)
         score = _score(text, n, window.lo, window.stop)
-        unit = units[k]
-        if unit != n.unit:
+        if units[k] != n.unit:
             score += 2  # "55, 67, 86%", "from 10 to 98%": a listed number with the unit of the last
+        after_list = bool(prev_num and _LIST_GAP.fullmatch(text, prev_num.tail, n.start))
+        out.append(NumberReading(n, units[k], window, score, after_list))
+    return out
+
+
+DETECTION_HEAD = "result"
+"""The detector's one head in ``result_detector.json``: is this number a reported result?"""
+_CONTEXT_WORD = re.compile(r"[a-z]+|[A-Z][\w-]*|\d+|[%×$(\[]")
+
+
+def detection_features(text: str, reading: NumberReading) -> list[str]:
+    """What the detector weighs: which cues of ``_CUES`` hold (by place in the table), the hand score,
+    the unit and sign, and the two words each side."""
+    n, window = reading.number, reading.window
+    evidence = _Evidence(text, n, text[window.lo:n.start], text[n.tail:window.stop], window.lo,
+                         text[max(window.lo, n.start - 60):n.start])
+    before = [w.lower() for w in _CONTEXT_WORD.findall(text, max(0, n.start - 40), n.start)[-2:]]
+    after = [w.lower() for w in _CONTEXT_WORD.findall(text, n.tail, n.tail + 40)[:2]]
+    return [*(f"cue{i}" for i, (_, _, holds) in enumerate(_CUES) if holds(evidence)),
+            f"score={max(-3, min(reading.score, 5))}", f"unit={reading.unit}", f"own_unit={n.unit == reading.unit}",
+            f"sign={n.sign}", f"after_list={reading.after_list}", f"b1:{before[-1] if before else ''}",
+            f"b2:{' '.join(before)}", f"a1:{after[0] if after else ''}", f"a2:{' '.join(after)}"]
+
+
+def find_results(
+    text: str,
+    mentions: Sequence[Mention] = (),
+    relations: Sequence[Relation] = (),
+    sentences: Sequence[tuple[int, int]] | None = None,
+    detector: LinearHeads | None = None,
+) -> tuple[Result, ...]:
+    """Every reported result of an abstract, in text order, per ``results-GUIDELINES.md``.
+
+    ``mentions`` (and the paper-level PROPOSES relation among ``relations``) give the names; without
+    them the names come from cue words and name-like tokens.  ``sentences`` defaults to a split of
+    the text.  A number is kept when ``detector`` (weights learnt from annotated results, shipped
+    with the in-domain model) says so, else when its cues' hand weights add up to 2.
+
+    Example:
+        >>> r = find_results("HART improves top-1 accuracy by 3.7% over ViT on ImageNet.")[0]
+        >>> r.text, r.kind, r.direction, r.metric, r.method, r.baseline, r.dataset
+        ('3.7%', 'change', 'up', 'top-1 accuracy', 'HART', 'ViT', 'ImageNet')
+    """
+    readings = number_readings(text, sentences)
+    if not readings:
+        return ()
+    ctx = _Context(text, mentions, *_proposed(text, mentions, relations))
+    out: list[Result] = []
+    previous: dict[int, tuple[_Number, Result, int]] = {}  # per sentence: last kept number, its record, list position
+    for k, reading in enumerate(readings):
+        n, unit, window, score = reading.number, reading.unit, reading.window, reading.score
+        sentence = window.sentence
+        prev_num = readings[k - 1].number if k and readings[k - 1].number.start >= sentence[0] else None
         prev = previous.get(sentence[0])
-        joined = bool(prev and prev[0] is prev_num and _LIST_GAP.fullmatch(text, prev_num.tail, n.start))
+        joined = bool(prev and prev[0] is prev_num and reading.after_list)
         if joined and prev and not unit:
             unit, score = prev[1].unit, max(score, 2)
-        if score < 2:
+        if detector is not None:
+            confidence = detector.probability(DETECTION_HEAD, detection_features(text, reading))
+            keep = confidence >= detector.thresholds[DETECTION_HEAD]
+        else:
+            confidence, keep = min(1.0, 0.25 * score), score >= 2
+        if not keep:
             continue
         position = prev[2] + 1 if joined and prev else 0
-        result = _fields(ctx, n, unit, window, prev[1] if prev else None, joined, position, score)
+        result = _fields(ctx, n, unit, window, prev[1] if prev else None, joined, position, round(confidence, 4))
         out.append(result)
         previous[sentence[0]] = (n, result, position)
     return _with_default_metric(_share_kind(text, out))
@@ -854,7 +909,8 @@ def _with_default_metric(results: list[Result]) -> tuple[Result, ...]:
 
 
 def _fields(
-    ctx: _Context, n: _Number, unit: str, window: _Window, previous: Result | None, joined: bool, position: int, score: int
+    ctx: _Context, n: _Number, unit: str, window: _Window, previous: Result | None, joined: bool, position: int,
+    confidence: float,
 ) -> Result:
     """The record of one kept number: kind, direction, qualifier and names from the words around it;
     a number listed after another ("by 14.1% and 7.64%") shares what it does not say itself."""
@@ -875,7 +931,7 @@ def _fields(
         qualifier=_qualifier(text, n, window, listed), method=method, baseline=baseline, metric=metric,
         dataset=dataset, method_entity=method_entity, baseline_entity=baseline_entity, metric_entity=metric_entity,
         dataset_entity=dataset_entity, sentence_start=window.sentence[0], sentence_end=window.sentence[1], rule=RULE,
-        confidence=min(1.0, 0.25 * score),
+        confidence=confidence,
     )
 
 
@@ -937,14 +993,16 @@ if not Doc.has_extension("kg_results"):
     Doc.set_extension("kg_results", default=())
 
 
-@Language.factory("kg_results", default_config={"names": None})
-def make_results(nlp: Language, name: str, names: str | None) -> ResultFinder:
-    """spaCy factory: ``doc._.kg_results`` from :func:`find_results` over the text as read, the name
-    fields chosen by the ranker whose weights ``names`` holds (``result_names.json``), if given."""
+@Language.factory("kg_results", default_config={"names": None, "detector": None})
+def make_results(nlp: Language, name: str, names: str | None, detector: str | None) -> ResultFinder:
+    """spaCy factory: ``doc._.kg_results`` from :func:`find_results` over the text as read, the
+    numbers kept by the detector whose weights ``detector`` holds (``result_detector.json``) and the
+    name fields chosen by the ranker whose weights ``names`` holds (``result_names.json``), if given."""
     from kg.extractors.result_names import NameRanker
     from kg.extractors.roles import LinearHeads
 
-    return ResultFinder(NameRanker(LinearHeads.from_disk(names)) if names else None)
+    return ResultFinder(NameRanker(LinearHeads.from_disk(names)) if names else None,
+                        LinearHeads.from_disk(detector) if detector else None)
 
 
 class ResultFinder:
@@ -957,15 +1015,15 @@ class ResultFinder:
     pick.  Values are read from the text as read (``doc.user_data["text"]``, set by the pipeline),
     which keeps the LaTeX the cleaned text blanks; offsets are the same in both."""
 
-    def __init__(self, ranker: NameRanker | None = None) -> None:
-        self.ranker = ranker
+    def __init__(self, ranker: NameRanker | None = None, detector: LinearHeads | None = None) -> None:
+        self.ranker, self.detector = ranker, detector
 
     def __call__(self, doc: Doc) -> Doc:
         text = doc.user_data.get("text", doc.text)
         sents = [(s.start_char, s.end_char) for s in doc.sents] if doc.has_annotation("SENT_START") else None
         # the names as written, as the ranker learnt them from the records (kg.training.indomain)
         mentions = tuple(as_written(m, text) for m in doc._.kg_mentions) if Doc.has_extension("kg_mentions") else ()
-        results = find_results(text, (), (), sents)
+        results = find_results(text, (), (), sents, self.detector)
         if self.ranker is not None and results:
             relations = doc._.kg_relations if Doc.has_extension("kg_relations") else ()
             title, metrics = doc.user_data.get("title", ""), metric_spans(text, 0, len(text))

@@ -11,8 +11,10 @@ One command, fixed seeds, four stages:
 3. the paper roles (``roles.json``, ``kg.extractors.roles``): one logistic model per role fitted on
    the train split's gold entities and facts, then calibrated and its decision threshold tuned for
    F1 on dev with the recogniser's own mentions;
-4. the result name ranker (``result_names.json``, ``kg.extractors.result_names``): one logistic
-   model per name field over the candidates of every train result the rules find, with the
+4. the result detector (``result_detector.json``): one logistic model over the cues and words
+   around every number of the train split, right when it overlaps a gold result; then the result
+   name ranker (``result_names.json``, ``kg.extractors.result_names``): one logistic model per
+   name field over the candidates of every train result the detector keeps, with the
    recogniser's mentions, roles and the rules' own names as the pipeline hands them to the ranker,
    right when the gold names it.
 
@@ -46,7 +48,7 @@ from kg.evaluation.entities import names_match, score_entities, score_facts, sco
 from kg.evaluation.results import matched_pairs, same_name, score_results
 from kg.extractors.indomain import mention_features, source_indomain, store_half_precision
 from kg.extractors.result_names import FIELD_LABELS, as_guidelines, candidates, sentence_positions
-from kg.extractors.results import metric_spans
+from kg.extractors.results import DETECTION_HEAD, detection_features, metric_spans, number_readings
 from kg.extractors.roles import ROLE_LABELS, LinearHeads, entities_from_gold, features, group_mentions
 from kg.names import canonical
 from kg.extractors.text import clean_for_nlp, trim_markup
@@ -346,6 +348,29 @@ def result_name_rows(extractions, docs: list[dict]) -> dict[str, tuple[list[list
     return data
 
 
+def detection_rows(docs: list[dict]) -> tuple[list[list[str]], list[int]]:
+    """One row per number of each abstract (read in the sentences the pipeline splits it into),
+    right when it overlaps a gold result."""
+    from kg.extractors.pipeline import make_doc, sentencer
+
+    nlp = sentencer()
+    rows, ys = [], []
+    docs_in = (make_doc(nlp, _abstract(d)) for d in docs)
+    for d, doc in zip(docs, nlp.pipe(docs_in, batch_size=64)):
+        text, gold = d["abstract"], [(g["start"], g["end"]) for g in d["results"]]
+        for reading in number_readings(text, [(s.start_char, s.end_char) for s in doc.sents]):
+            n = reading.number
+            rows.append(detection_features(text, reading))
+            ys.append(int(any(min(n.end, e) > max(n.start, s) for s, e in gold)))
+    return rows, ys
+
+
+def train_result_detector(docs: list[dict]) -> LinearHeads:
+    """Weights for the result cues and the words around a number, in place of the hand weights."""
+    weights, bias = _fit(*detection_rows(docs), c=0.3)
+    return LinearHeads({DETECTION_HEAD: weights}, {DETECTION_HEAD: bias}, {DETECTION_HEAD: 0.5})
+
+
 def train_result_names(extractions, docs: list[dict]) -> LinearHeads:
     weights, bias = {}, {}
     for field, (rows, ys) in result_name_rows(extractions, docs).items():
@@ -405,12 +430,14 @@ def train(output: Path = DEFAULT_OUTPUT, config: Path = DEFAULT_CONFIG, *, fract
     _neutral(staged / "mentions.json", ["mention"])
     _neutral(staged / "roles.json", list(ROLE_LABELS))
     _rules_only(staged / "result_names.json")
+    train_result_detector(train_docs).to_disk(staged / "result_detector.json")
     dev_extractions = _predict(staged, dev_docs)
     fit_confidence(dev_extractions, dev_docs).to_disk(staged / "mentions.json")
     train_roles(train_docs, dev_docs, dev_extractions).to_disk(staged / "roles.json")
     train_result_names(_predict(staged, train_docs, rank=False), train_docs).to_disk(staged / "result_names.json")
     seconds = round(time.perf_counter() - started, 1)
     record = {"train_abstracts": len(train_docs), "scierc": scierc, "continued_from": continue_from and str(continue_from),
+              "recogniser": recogniser and str(recogniser),
               "fraction": fraction, "training_seconds": seconds, "seed": SEED, "tagger": tagging, "dev": evaluate(staged, dev_docs)}
     if test:
         record["test"] = evaluate(staged, load_gold("test"))

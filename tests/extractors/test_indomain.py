@@ -60,7 +60,7 @@ def test_training_runs_end_to_end_on_a_tiny_subset(tmp_path: Path) -> None:
                      overrides={"training.max_steps": 4, "training.eval_frequency": 2})
     assert record["train_abstracts"] == 6 and record["dev"]["abstracts"] == 6
     assert {p.name for p in out.iterdir()} >= {"ner", "tok2vec", "mentions.json", "roles.json", "result_names.json", "scores.json",
-                                               "tagger.onnx", "tagger-pieces.json", "tagger.json"}
+                                               "result_detector.json", "tagger.onnx", "tagger-pieces.json", "tagger.json"}
     thresholds = json.loads((out / "tagger.json").read_text())["thresholds"]
     assert set(thresholds) == {"relabel", "add"} and set(thresholds.values()) <= set(GRID)
     assert record["tagger"]["dev_f1"] >= record["tagger"]["dev_f1_recogniser_alone"]
