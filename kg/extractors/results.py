@@ -772,20 +772,22 @@ _CUES: tuple[tuple[int, str, Callable[[_Evidence], bool]], ...] = (
 """Evidence that a number reports an outcome, with its weight; a total of 2 or more keeps it."""
 
 
-def _score(text: str, n: _Number, lo: int, stop: int) -> int:
-    """The sum of the weights of the cues that hold for the number."""
+def _cues_holding(text: str, n: _Number, lo: int, stop: int) -> tuple[int, ...]:
+    """The places in ``_CUES`` of the cues that hold for the number."""
     evidence = _Evidence(text, n, text[lo:n.start], text[n.tail:stop], lo, text[max(lo, n.start - 60):n.start])
-    return sum(weight for weight, _, holds in _CUES if holds(evidence))
+    return tuple(i for i, (_, _, holds) in enumerate(_CUES) if holds(evidence))
 
 
 @dataclass(frozen=True, slots=True)
 class NumberReading:
     """A number of an abstract as the detector reads it: the unit it takes (a bare number listed
-    before a "%" one takes the "%"), where its cue words are looked for, and the cues' hand score."""
+    before a "%" one takes the "%"), where its cue words are looked for, the cues that hold (places
+    in ``_CUES``) and their hand score."""
 
     number: _Number
     unit: str
     window: _Window
+    cues: tuple[int, ...]
     score: int
     after_list: bool  # right after another number of its sentence, across a list gap ("55, 67, 86%")
 
@@ -808,11 +810,12 @@ def number_readings(text: str, sentences: Sequence[tuple[int, int]] | None = Non
         nxt = numbers[k + 1] if k + 1 < len(numbers) and numbers[k + 1].start < sentence[1] else None
         s_lo, s_hi = max(sentence[0], n.start - _REACH), min(sentence[1], n.tail + _REACH)
         window = _Window(max(s_lo, prev_num.tail if prev_num else 0), min(s_hi, nxt.start if nxt else s_hi), s_lo, s_hi, sentence)
-        score = _score(text, n, window.lo, window.stop)
+        cues = _cues_holding(text, n, window.lo, window.stop)
+        score = sum(_CUES[i][0] for i in cues)
         if units[k] != n.unit:
             score += 2  # "55, 67, 86%", "from 10 to 98%": a listed number with the unit of the last
         after_list = bool(prev_num and _LIST_GAP.fullmatch(text, prev_num.tail, n.start))
-        out.append(NumberReading(n, units[k], window, score, after_list))
+        out.append(NumberReading(n, units[k], window, cues, score, after_list))
     return out
 
 
@@ -824,12 +827,10 @@ _CONTEXT_WORD = re.compile(r"[a-z]+|[A-Z][\w-]*|\d+|[%×$(\[]")
 def detection_features(text: str, reading: NumberReading) -> list[str]:
     """What the detector weighs: which cues of ``_CUES`` hold (by place in the table), the hand score,
     the unit and sign, and the two words each side."""
-    n, window = reading.number, reading.window
-    evidence = _Evidence(text, n, text[window.lo:n.start], text[n.tail:window.stop], window.lo,
-                         text[max(window.lo, n.start - 60):n.start])
+    n = reading.number
     before = [w.lower() for w in _CONTEXT_WORD.findall(text, max(0, n.start - 40), n.start)[-2:]]
     after = [w.lower() for w in _CONTEXT_WORD.findall(text, n.tail, n.tail + 40)[:2]]
-    return [*(f"cue{i}" for i, (_, _, holds) in enumerate(_CUES) if holds(evidence)),
+    return [*(f"cue{i}" for i in reading.cues),
             f"score={max(-3, min(reading.score, 5))}", f"unit={reading.unit}", f"own_unit={n.unit == reading.unit}",
             f"sign={n.sign}", f"after_list={reading.after_list}", f"b1:{before[-1] if before else ''}",
             f"b2:{' '.join(before)}", f"a1:{after[0] if after else ''}", f"a2:{' '.join(after)}"]
@@ -863,9 +864,8 @@ def find_results(
     for k, reading in enumerate(readings):
         n, unit, window, score = reading.number, reading.unit, reading.window, reading.score
         sentence = window.sentence
-        prev_num = readings[k - 1].number if k and readings[k - 1].number.start >= sentence[0] else None
         prev = previous.get(sentence[0])
-        joined = bool(prev and prev[0] is prev_num and reading.after_list)
+        joined = bool(prev and reading.after_list and prev[0] is readings[k - 1].number)
         if joined and prev and not unit:
             unit, score = prev[1].unit, max(score, 2)
         if detector is not None:
