@@ -15,6 +15,10 @@ class UnknownName(KGError):
     """A registry name (extractor, sink, pipeline) is not known."""
 
 
+class ModelUnavailable(KGError):
+    """An extractor's trained files (or the English spaCy pipeline under it) are missing or unreadable."""
+
+
 class OffsetMismatch(KGError):
     """A span's offsets do not select its text in the abstract."""
 

