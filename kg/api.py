@@ -957,11 +957,11 @@ def annotation_sample() -> int:
     return annotations.write_sample()
 
 
-def annotation_batch(part: int, of: int, pass_: str = "a", start: int = 0) -> list[dict[str, Any]]:
+def annotation_batch(part: int, of: int, pass_: str = "a", start: int = 0, unread: bool = False) -> list[dict[str, Any]]:
     """The abstracts (id, title, abstract) of one reader's part of the sample."""
     from kg.training import annotations
 
-    return annotations.batch(part, of, pass_, start)
+    return annotations.batch(part, of, pass_, start, unread)
 
 
 def anchor_annotations(draft: str | Path, output: str | Path, *, annotator: str, pass_: str = "a") -> tuple[int, list[str]]:

@@ -641,12 +641,14 @@ _SET = click.option("--set", "overrides", type=(str, str), multiple=True, metava
               help="A trained encoder + ner to train further instead of from scratch (when the annotations grew).")
 @click.option("--tagger", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
               help="A folder holding a fine-tuned tagger (tagger.onnx, ...) to reuse; its thresholds are chosen again.")
+@click.option("--tagger-epochs", type=click.IntRange(1), default=None,
+              help="Passes over the train split when fine-tuning the tagger (default 2).")
 @click.option("--work-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
 @_SET
 @_errors
 def train_indomain(output: Path | None, config: Path | None, fraction: float, limit: int | None, test: bool, scierc: bool,
                    vectors: Path | None, recogniser: Path | None, continue_from: Path | None, tagger: Path | None,
-                   work_dir: Path | None, overrides: tuple[tuple[str, str], ...]) -> None:
+                   tagger_epochs: int | None, work_dir: Path | None, overrides: tuple[tuple[str, str], ...]) -> None:
     """Train the default extractor (entities, mention confidence, paper roles, result names) from training/indomain.
 
     \b
@@ -656,7 +658,8 @@ def train_indomain(output: Path | None, config: Path | None, fraction: float, li
         kg train indomain --continue-from kg/models/indomain --set training.max_steps 2000
     """
     options = {"fraction": fraction, "limit": limit, "test": test, "scierc": scierc, "vectors": vectors,
-               "recogniser": recogniser, "continue_from": continue_from, "tagger": tagger, "work_dir": work_dir} | ({"config": config} if config else {})
+               "recogniser": recogniser, "continue_from": continue_from, "tagger": tagger, "work_dir": work_dir} | (
+        {"config": config} if config else {}) | ({"tagger_epochs": tagger_epochs} if tagger_epochs else {})
     record = api.train_indomain(output, overrides=overrides, **options)
     _echo_json({split: {"entity_f1": record[split]["entities"]["exact"]["f1"],
                         "facts_f1": {k: v["f1"] for k, v in record[split]["paper_facts"].items()}}
@@ -720,15 +723,17 @@ def annotations_sample() -> None:
 @click.option("--part", type=int, required=True)
 @click.option("--of", "of", type=int, required=True)
 @click.option("--start", type=int, default=0, show_default=True, help="Only sample rows from this index on.")
+@click.option("--unread", is_flag=True, help="Leave out the abstracts that already have this pass.")
 @_errors
-def annotations_batch(pass_: str, part: int, of: int, start: int) -> None:
+def annotations_batch(pass_: str, part: int, of: int, start: int, unread: bool) -> None:
     """Print one reader's part of the sample as JSONL (id, title, abstract).
 
     \b
     Example:
         kg annotations batch --pass a --part 3 --of 8 > /tmp/in.jsonl
+        kg annotations batch --part 3 --of 8 --start 10000 --unread   # what is left of a draw being read
     """
-    for row in api.annotation_batch(part, of, pass_, start):
+    for row in api.annotation_batch(part, of, pass_, start, unread):
         click.echo(json.dumps(row, ensure_ascii=False))
 
 

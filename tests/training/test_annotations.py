@@ -31,9 +31,11 @@ def test_sample_is_the_seeded_draw_with_fixed_splits(sample: list[dict]) -> None
     assert not {r["id"] for r in sample} & A.forbidden_ids()
 
 
-def test_every_sampled_abstract_has_a_first_pass_and_doubles_a_second(sample: list[dict]) -> None:
+def test_every_abstract_of_a_draw_read_in_full_has_a_first_pass_and_doubles_a_second(sample: list[dict]) -> None:
     passes = Counter((rec["id"], rec["pass"]) for _, rec in A.read_standoff())
-    assert all(passes[(r["id"], "a")] == 1 for r in sample)
+    full = A.read_in_full(sample)
+    assert len(full) == 10_000 and all(passes[(r["id"], "a")] == 1 for r in full)
+    assert all(passes[(r["id"], "a")] <= 1 for r in sample[len(full):])  # a draw being read
     assert sum(passes[(r["id"], "b")] for r in sample if r["double"]) >= 100
     readers = {}
     for _, rec in A.read_standoff():
@@ -97,6 +99,15 @@ def test_agreement_between_the_two_passes_is_reported_per_type() -> None:
     assert 50 < a["entities"]["exact"]["f1"] <= 100
     assert set(a["entities"]["exact"]["per_type"]) == {"Method", "Model", "Problem", "Dataset", "Metric"}
     assert all(0 < v["f1"] <= 100 for v in a["paper_facts"].values())
+
+
+def test_batch_unread_lists_what_is_left_of_a_draw_being_read() -> None:
+    start = len(A.read_in_full(A.load_sample()))
+    read = {rec["id"] for _, rec in A.read_standoff() if rec["pass"] == "a"}
+    for part in (1, 2):
+        every = A.batch(part, 8, start=start)
+        left = A.batch(part, 8, start=start, unread=True)
+        assert {r["id"] for r in left} == {r["id"] for r in every} - read and len(every) == 150
 
 
 def test_the_annotation_commands_batch_anchor_show_and_check(tmp_path) -> None:
