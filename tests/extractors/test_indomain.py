@@ -64,6 +64,7 @@ def test_training_runs_end_to_end_on_a_tiny_subset(tmp_path: Path) -> None:
     thresholds = json.loads((out / "tagger.json").read_text())["thresholds"]
     assert set(thresholds) == {"relabel", "add"} and set(thresholds.values()) <= set(GRID)
     assert record["tagger"]["dev_f1"] >= record["tagger"]["dev_f1_recogniser_alone"]
+    assert record["tagger"]["epochs"] == 1  # a smoke run fine-tunes the tagger once over its six abstracts
     heads = LinearHeads.from_disk(out / "roles.json")
     assert set(heads.thresholds) == set(ROLE_LABELS)
     [x] = T._predict(out, [{"id": "x", "abstract": "We propose FooNet for image classification on ImageNet."}])
@@ -75,9 +76,10 @@ def test_training_continues_from_a_trained_recogniser_as_it_was(tmp_path: Path) 
     zero (and no parameter averaging, whose running mean starts from zeros) the continued
     recogniser reads every abstract exactly as the one it started from."""
     out = tmp_path / "model"
-    T.train(out, limit=6, work_dir=tmp_path / "work", continue_from=MODEL, tagger=MODEL,
-            overrides={"training.max_steps": 2, "training.eval_frequency": 1, "training.optimizer.learn_rate": 0.0,
-                       "training.optimizer.use_averages": False})
+    record = T.train(out, limit=6, work_dir=tmp_path / "work", continue_from=MODEL, tagger=MODEL,
+                     overrides={"training.max_steps": 2, "training.eval_frequency": 1, "training.optimizer.learn_rate": 0.0,
+                                "training.optimizer.use_averages": False})
+    assert record["tagger"]["reused"] == str(MODEL) and "epochs" not in record["tagger"]
     texts = [clean_for_nlp(d["abstract"]) for d in load_gold("dev")[:20]]
     shipped = T.recognised(MODEL, texts)
     assert sum(map(len, shipped)) > 100
