@@ -438,7 +438,8 @@ def train(output: Path = DEFAULT_OUTPUT, config: Path = DEFAULT_CONFIG, *, fract
     dev_extractions = _predict(staged, dev_docs)
     fit_confidence(dev_extractions, dev_docs).to_disk(staged / "mentions.json")
     train_roles(train_docs, dev_docs, dev_extractions).to_disk(staged / "roles.json")
-    train_result_names(_predict(staged, train_docs, rank=False), train_docs).to_disk(staged / "result_names.json")
+    with_results = [d for d in train_docs if d["results"]]  # the only ones that give the ranker a row
+    train_result_names(_predict(staged, with_results, rank=False), with_results).to_disk(staged / "result_names.json")
     seconds = round(time.perf_counter() - started, 1)
     record = {"train_abstracts": len(train_docs), "scierc": scierc, "continued_from": continue_from and str(continue_from),
               "recogniser": recogniser and str(recogniser),
