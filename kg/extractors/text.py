@@ -106,13 +106,17 @@ _REFERENCE = re.compile(r"~?\\(?:cite[a-z]*|ref|eqref|autoref|footnote|url)\b")
 
 def trim_markup(text: str, start: int, end: int) -> tuple[int, int]:
     r"""``start, end`` moved inward past Markdown and LaTeX markup at the span's edges
-    ("\\textit{Embodied Reasoner" -> "Embodied Reasoner", "Groups*" -> "Groups") and cut before a
-    citation, so names carry no markup while offsets still index the abstract as given.
+    ("\\textit{Embodied Reasoner" -> "Embodied Reasoner", "Groups*" -> "Groups", "name}$" -> "name"
+    where the "$" closes math the name sits in) and cut before a citation, so names carry no markup
+    while offsets still index the abstract as given.
 
     Example:
         >>> t = "We propose \\textit{Embodied Reasoner}, and **HIP**, a Large Language Model~\\cite{x} agent."
         >>> [t[s:e] for s, e in (trim_markup(t, 11, 37), trim_markup(t, 43, 50), trim_markup(t, 54, 90))]
         ['Embodied Reasoner', 'HIP', 'Large Language Model']
+        >>> t = "a $\\textit{derandomization}$ lemma for Transformer$^2$"
+        >>> [t[s:e] for s, e in (trim_markup(t, 11, 28), trim_markup(t, 39, 54))]
+        ['derandomization', 'Transformer$^2$']
     """
     lead = _LEADING_MARKUP.match(text, start, end)
     if lead:
@@ -123,6 +127,11 @@ def trim_markup(text: str, start: int, end: int) -> tuple[int, int]:
     trail = _TRAILING_MARKUP.search(text[start:end])
     if trail:
         end = start + trail.start()
+    if text.count("$", start, end) % 2:  # a lone "$" at an edge opens or closes the math around the name
+        if text.startswith("$", start, end):
+            return trim_markup(text, start + 1, end)
+        if text.endswith("$", start, end):
+            return trim_markup(text, start, end - 1)
     return start, max(start, end)
 
 
