@@ -218,8 +218,9 @@ def anchor_entities(text: str, triples: list, where: str) -> list[dict]:
     return [{"start": s, "end": e, "label": lab, "canonical": can} for s, e, lab, can in without_overlaps((), cands)]
 
 
-_WHOLE_NUMBER = r"(?<!\d)(?<!\d[.,]){}(?!\d)"
-"""A result value not cut out of a longer number: "7%" is not found in "20.7%", nor "5x" in "13-605x"."""
+_WHOLE_NUMBER = r"(?<!\d)(?<!\d[.,]){}(?!\d)(?!(?<=\d)[.,]\d)"
+"""A result value not cut out of a longer number: "7%" is not found in "20.7%", nor "5x" in "13-605x",
+nor "0" in "0.298"."""
 
 
 def anchor_results(text: str, drafts: list, where: str) -> list[dict]:

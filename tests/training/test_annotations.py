@@ -163,3 +163,5 @@ def test_anchor_skips_names_inside_urls_and_values_inside_longer_numbers() -> No
     assert A.anchor_results(text, values[:1], "x")[0]["start"] == text.index(" 7%") + 1
     with pytest.raises(A.DraftError, match="occurs 1 times"):
         A.anchor_results(text, [{"value": "7%", "nth": 2}], "x")
+    text = "Loss falls from 0.298 to 0, then 7,5 and 7."
+    assert [text[r["start"]:r["end"] + 1] for r in A.anchor_results(text, [{"value": "0"}, {"value": "7"}], "x")] == ["0,", "7."]
