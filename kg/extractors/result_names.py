@@ -85,6 +85,39 @@ def _position(text: str, result: Result, span: tuple[int, int] | None) -> list[s
     return f
 
 
+_PHRASE_WORD = r"[A-Za-z][A-Za-z0-9]*(?:[-@][A-Za-z0-9]+)*"
+_NOT_IN_PHRASE = frozenset(
+    "a an the and or of on in at to for with by from than over under vs versus as is are was were be been has have "
+    "its their our this that these those which while when compared relative up only about nearly around across all "
+    "both each more less lower higher fewer better worse times fold faster slower points point percent percentage "
+    "improvement improvements gain gains reduction reductions increase decrease boost drop speedup speedups "
+    "respectively average overall total".split())
+_LEAD_IN = re.compile(r"(?:\s*(?:[:=≈~(,]|\$?\\(?:approx|sim|geq|leq)\$?|of|to|from|at|by|is|was|are|were|reaches|reached|"
+                      r"reaching|falls|drops|exceeding|exceeds|achieving|achieves|achieved|with|around|about|nearly|only|up|"
+                      r"over|below|under|than|just))*\s*$", re.I)
+_WORDS_AFTER = re.compile(rf"\s*(?:of\s+(?:the\s+)?)?({_PHRASE_WORD}(?:\s+{_PHRASE_WORD}){{0,2}})")
+
+
+def phrases_beside(text: str, result: Result) -> list[tuple[str, str]]:
+    """The one to three words just before a result's number (past words such as "of", "falls to",
+    "=") and just after it (past "of the"), cut at the first word no measure's name holds; each
+    with the side it stands on.  Candidates for a metric no list of known names has."""
+    out = []
+    after = _WORDS_AFTER.match(text, result.end, result.sentence_end)
+    if after:
+        words = after.group(1).split()
+        words = words[: next((i for i, w in enumerate(words) if w.lower() in _NOT_IN_PHRASE), len(words))]
+        out += [(" ".join(words[:k]), "after") for k in range(1, len(words) + 1)]
+    before = text[result.sentence_start:result.start]
+    before = before[: _LEAD_IN.search(before).start()]
+    tail = re.search(rf"((?:{_PHRASE_WORD}\s+){{0,2}}{_PHRASE_WORD})$", before)
+    words = tail.group(1).split() if tail else []
+    while words and any(w.lower() in _NOT_IN_PHRASE for w in words):
+        words = words[next(i for i, w in enumerate(words) if w.lower() in _NOT_IN_PHRASE) + 1:]
+    out += [(" ".join(words[-k:]), "before") for k in range(1, len(words) + 1)]
+    return out
+
+
 def sentence_positions(results: Sequence[Result]) -> list[tuple[int, int, int]]:
     """Each result's place among the results of its sentence, how many there are, and where the
     last of them ends: the k-th number of "1.4%, 4.4% and 2.0% on A, B and C" most often belongs to
@@ -120,6 +153,9 @@ def candidates(field: str, result: Result, text: str, title: str, mentions: Sequ
     for s, e in metric_spans if field == "metric" else ():
         if result.sentence_start <= s < result.sentence_end:
             by_name.setdefault(text[s:e], ([], set()))[1].add("source=metric_name")
+    if field == "metric":  # a measure no list knows, next to its number: "prefix damage falls to 0.6%"
+        for name, where in phrases_beside(text, result):
+            by_name.setdefault(name, ([], set()))[1].update((f"source=phrase_{where}", f"head={name.split()[-1].lower()}"))
     if field == "method":  # the paper's method described, not named: "our approach reaches ..."
         for m in _OWN_PHRASE.finditer(text, result.sentence_start, result.start):
             by_name.setdefault(m.group(0), ([], set()))[1].add("source=own_phrase")

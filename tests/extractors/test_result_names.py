@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from kg.extractors.pipeline import extract
-from kg.extractors.result_names import FIELD_LABELS, NameRanker, as_guidelines, candidates, sentence_positions
+from kg.extractors.result_names import FIELD_LABELS, NameRanker, as_guidelines, candidates, phrases_beside, sentence_positions
 from kg.extractors.results import find_results, metric_spans
 from kg.extractors.roles import LinearHeads
 from kg.records import Abstract, Extraction, Mention, Relation
@@ -64,6 +64,15 @@ def test_metric_names_of_the_sentence_are_candidates_in_the_guidelines_form() ->
     [r] = find_results(text)
     names = [c.name for c in candidates("metric", replace(r, metric=None), text, "", (), (), metric_spans(text, 0, len(text)))]
     assert names == [None, "speed"]
+
+
+def test_the_words_beside_a_number_are_metric_candidates_when_no_list_knows_the_measure() -> None:
+    text = "Under noise, prefix damage falls to 0.6% vs 26.5% for Mamba2, with 58.0% line-level localization."
+    first, _, third = find_results(text)
+    assert phrases_beside(text, first) == [("damage", "before"), ("prefix damage", "before")]
+    assert phrases_beside(text, third)[:2] == [("line-level", "after"), ("line-level localization", "after")]
+    found = {c.name: c.features for c in candidates("metric", first, text, "", (), ())}
+    assert "source=phrase_before" in found["prefix damage"] and "head=damage" in found["prefix damage"]
 
 
 def test_the_kth_number_of_a_list_is_aligned_with_the_kth_name_listed_after_the_numbers() -> None:
