@@ -373,10 +373,12 @@ def train_result_detector(docs: list[dict]) -> LinearHeads:
     return LinearHeads({DETECTION_HEAD: weights}, {DETECTION_HEAD: bias}, {DETECTION_HEAD: 0.5})
 
 
-def train_result_names(extractions, docs: list[dict]) -> LinearHeads:
+def train_result_names(extractions, docs: list[dict], c: float = 0.3) -> LinearHeads:
+    """The name heads; ``c`` is the inverse regularisation strength (``bench/result_ranker.py``
+    compares values on abstracts no shipped recogniser or tagger learnt from)."""
     weights, bias = {}, {}
     for field, (rows, ys) in result_name_rows(extractions, docs).items():
-        weights[field], bias[field] = _fit(rows, ys, c=0.3)
+        weights[field], bias[field] = _fit(rows, ys, c=c)
     return LinearHeads(weights, bias, {f: 0.5 for f in FIELD_LABELS})
 
 
