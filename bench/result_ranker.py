@@ -54,13 +54,13 @@ def main() -> None:
     seen = [i for i, d in enumerate(docs) if d["id"] not in unseen_ids]
     gold = [docs[i] for i in unseen]
     learnt = json.loads((model_path() / "scores.json").read_text(encoding="utf-8"))["train_abstracts"]
-    rows = [("shipped" + "*" * (learnt > args.seen), score_results([ranked(LinearHeads.from_disk(model_path() / "result_names.json"), docs[i], extractions[i])
-                                       for i in unseen], gold))]
+    shipped = LinearHeads.from_disk(model_path() / "result_names.json")
+    rows = [("shipped" + "*" * (learnt > args.seen), score_results([ranked(shipped, docs[i], extractions[i]) for i in unseen], gold))]
     for c in args.c:
         preds = {}
         for k in range(args.folds):
             held = unseen[k :: args.folds]
-            learn = seen + [i for i in unseen if i not in set(held)]
+            learn = seen + [i for j, i in enumerate(unseen) if j % args.folds != k]
             heads = train_result_names([extractions[i] for i in learn], [docs[i] for i in learn], c=c)
             preds.update({i: ranked(heads, docs[i], extractions[i]) for i in held})
         rows.append((f"C={c}", score_results([preds[i] for i in unseen], gold)))

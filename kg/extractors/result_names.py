@@ -112,8 +112,7 @@ def phrases_beside(text: str, result: Result) -> list[tuple[str, str]]:
     before = before[: _LEAD_IN.search(before).start()]
     tail = re.search(rf"((?:{_PHRASE_WORD}\s+){{0,2}}{_PHRASE_WORD})$", before)
     words = tail.group(1).split() if tail else []
-    while words and any(w.lower() in _NOT_IN_PHRASE for w in words):
-        words = words[next(i for i, w in enumerate(words) if w.lower() in _NOT_IN_PHRASE) + 1:]
+    words = words[max((i + 1 for i, w in enumerate(words) if w.lower() in _NOT_IN_PHRASE), default=0):]
     out += [(" ".join(words[-k:]), "before") for k in range(1, len(words) + 1)]
     return out
 
