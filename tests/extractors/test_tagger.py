@@ -9,7 +9,7 @@ import pytest
 from kg.extractors.indomain import model_path
 from kg.extractors.pipeline import load_pipeline
 from kg.extractors.tagger import SETTINGS_FILE, PieceTagger, Tagged, decode, second_reading, windows
-from kg.training.tagger import BIO, piece_labels
+from kg.training.tagger import BIO, _batches, piece_labels
 
 
 @pytest.fixture(scope="module")
@@ -39,6 +39,18 @@ def test_training_labels_round_trip_through_decoding() -> None:
     labels = [BIO[i] for i in piece_labels(offsets, gold)]
     assert labels == ["O", "B-Model", "I-Model", "O", "B-Dataset"]
     assert [(t.start, t.end, t.label) for t in decode(offsets, ["a", "b", "c", "d", "e"], labels, [1.0] * 5)] == gold
+
+
+def test_fine_tuning_batches_hold_every_window_once_and_alike_in_length() -> None:
+    import random
+
+    examples = [([7] * n, [0] * n) for n in random.Random(1).choices(range(20, 257), k=1000)]
+    batches = _batches(examples, 16, random.Random(0), pool=10)
+    assert len(batches) == 63 and sorted(map(id, (ex for b in batches for ex in b))) == sorted(map(id, examples))
+    padded = sum(max(len(ids) for ids, _ in b) * len(b) for b in batches)
+    shuffled = [examples[k : k + 16] for k in range(0, 1000, 16)]
+    assert padded < 0.8 * sum(max(len(ids) for ids, _ in b) * len(b) for b in shuffled)
+    assert _batches(examples, 16, random.Random(0), pool=10) == batches  # seeded
 
 
 def test_second_reading_relabels_and_adds_only_when_sure() -> None:
