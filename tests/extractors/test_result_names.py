@@ -75,6 +75,15 @@ def test_the_words_beside_a_number_are_metric_candidates_when_no_list_knows_the_
     assert "source=phrase_before" in found["prefix damage"] and "head=damage" in found["prefix damage"]
 
 
+def test_a_comparative_after_the_number_is_passed_and_faster_means_speed() -> None:
+    text = "FooNet needs 3.1x fewer parameters and runs $2.5\\times$ faster than ViT-B."
+    fewer, faster = find_results(text)
+    assert phrases_beside(text, fewer)[0] == ("parameters", "after")
+    assert phrases_beside(text, faster)[0] == ("speed", "faster")
+    found = {c.name: c.features for c in candidates("metric", faster, text, "", (), ())}
+    assert "source=phrase_faster" in found["speed"]
+
+
 def test_the_kth_number_of_a_list_is_aligned_with_the_kth_name_listed_after_the_numbers() -> None:
     text = "On Pile, FooNet gains 1.4%, 4.4% and 2.0% on MZ-4, MZ-10 and Dxy respectively."
     results = find_results(text)
