@@ -84,6 +84,17 @@ def test_a_comparative_after_the_number_is_passed_and_faster_means_speed() -> No
     assert "source=phrase_faster" in found["speed"]
 
 
+def test_a_baseline_described_or_found_by_the_rules_is_a_method_candidate() -> None:
+    text = "ATLAS improves the final pass rate from 23.3% to 44.4% over its best alternative."
+    first, _ = find_results(text)
+    found = {c.name: c.features for c in candidates("method", first, text, "", (), ())}
+    assert "source=others_phrase" in found["its best alternative"]
+    text = "FooNet improves top-1 accuracy by 3.7% over ViT-B."
+    [gain] = find_results(text)
+    assert gain.baseline == "ViT-B"
+    assert "source=rule_baseline" in {c.name: c.features for c in candidates("method", gain, text, "", (), ())}["ViT-B"]
+
+
 def test_the_kth_number_of_a_list_is_aligned_with_the_kth_name_listed_after_the_numbers() -> None:
     text = "On Pile, FooNet gains 1.4%, 4.4% and 2.0% on MZ-4, MZ-10 and Dxy respectively."
     results = find_results(text)
