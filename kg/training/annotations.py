@@ -81,7 +81,7 @@ at 100 % (the sixth when 5,720 -> 7,720 left our dev F1 level at 4,000 steps but
 entities-dev and results-dev gold; the seventh when 7,720 -> 9,720 lifted dev F1 72.7 -> 74.4; the
 eighth and ninth when the tagger on 9,720 -> 10,920 lifted it 74.4 -> 75.3; the tenth while the
 tagger learnt from 13,320; the eleventh when roles and result heads on 10,920 -> 14,520 lifted dev
-results tuple F1 53.0 -> 56.5; the twelfth when the tagger on 9,720 -> 14,520 lifted the shared
+results tuple F1 53.0 -> 56.5; the twelfth when the tagger on 10,920 -> 14,520 lifted the shared
 results-dev tuple F1 53.1 -> 59.2; the thirteenth when roles and result heads on 14,520 -> 15,720
 lifted dev results tuple F1 56.5 -> 58.0); draw k uses seed
 ``SEED + k``."""
