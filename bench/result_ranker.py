@@ -63,21 +63,25 @@ def main() -> None:
             learn = seen + [i for j, i in enumerate(unseen) if j % args.folds != k]
             heads = train_result_names([extractions[i] for i in learn], [docs[i] for i in learn], c=c)
             preds.update({i: ranked(heads, docs[i], extractions[i]) for i in held})
-    never_learnt = {d["id"] for d in train[max(learnt, args.seen) :]}
+    if learnt <= args.seen:
+        _table(predictions, docs, unseen, "shipped", "")
+        return
+    _table(predictions, docs, unseen, "shipped*", f"; the shipped heads (*) learnt from {'them' if learnt >= len(train) else 'some of them'}")
+    never_learnt = {d["id"] for d in train[learnt:]}
     fresh = [i for i in unseen if docs[i]["id"] in never_learnt]
-    tables = [("", unseen)]
-    if learnt > args.seen:
-        learnt_from = "them" if learnt >= len(train) else "some of them"
-        tables = [(f"; the shipped heads (*) learnt from {learnt_from}", unseen)] + [("; nor did the shipped heads", fresh)] * bool(fresh)
-    for note, chosen in tables:
-        print(f"{'heads':>8s} {'abstracts':>9s} {'matched':>7s} {'tuple F1':>8s} {'method':>6s} {'metric':>6s} {'dataset':>7s}")
-        for name, preds in predictions.items():
-            s = score_results([preds[i] for i in chosen], [docs[i] for i in chosen])
-            m = s["on_matched"]
-            name += "*" * (name == "shipped" and "(*)" in note)
-            print(f"{name:>8s} {len(chosen):9d} {s['matched']:7d} {s['tuple_f1']:8.1f} {m['method']:6.1f} {m['metric']:6.1f} {m['dataset']:7.1f}")
-        print(f"({len(chosen)} train abstracts the recogniser and tagger never saw{note})\n")
+    if fresh:
+        _table(predictions, docs, fresh, "shipped", "; nor did the shipped heads")
 
+
+def _table(predictions: dict[str, dict[int, dict]], docs: list[dict], chosen: list[int], shipped_name: str, note: str) -> None:
+    """One table: every row's predictions scored on the ``chosen`` abstracts."""
+    print(f"{'heads':>8s} {'abstracts':>9s} {'matched':>7s} {'tuple F1':>8s} {'method':>6s} {'metric':>6s} {'dataset':>7s}")
+    for name, preds in predictions.items():
+        s = score_results([preds[i] for i in chosen], [docs[i] for i in chosen])
+        m = s["on_matched"]
+        name = shipped_name if name == "shipped" else name
+        print(f"{name:>8s} {len(chosen):9d} {s['matched']:7d} {s['tuple_f1']:8.1f} {m['method']:6.1f} {m['metric']:6.1f} {m['dataset']:7.1f}")
+    print(f"({len(chosen)} train abstracts the recogniser and tagger never saw{note})\n")
 
 if __name__ == "__main__":
     main()
