@@ -34,7 +34,7 @@ def test_sample_is_the_seeded_draw_with_fixed_splits(sample: list[dict]) -> None
 def test_every_abstract_of_a_draw_read_in_full_has_a_first_pass_and_doubles_a_second(sample: list[dict]) -> None:
     passes = Counter((rec["id"], rec["pass"]) for _, rec in A.read_standoff())
     full = A.read_in_full(sample)
-    assert len(full) == 22_000 and all(passes[(r["id"], "a")] == 1 for r in full)
+    assert len(full) == 23_200 and all(passes[(r["id"], "a")] == 1 for r in full)
     assert all(passes[(r["id"], "a")] <= 1 for r in sample[len(full):])  # a draw being read
     assert sum(passes[(r["id"], "b")] for r in sample if r["double"]) >= 100
     readers = {}
