@@ -16,6 +16,20 @@ _EDGE_PUNCT = ".,;:()[]{}\"'`’‘“”*$"
 """Stripped from each word of a canonical name before the last word is made singular ("models’" -> "model")."""
 
 
+_SOFT_HYPHEN = re.compile(r"\(cid:173\)\s*")
+"""A soft hyphen as PDF extraction left it in older abstracts ("neu(cid:173) ral network")."""
+
+
+def written(text: str) -> str:
+    """A name as its author wrote it: soft hyphens from PDF extraction gone, whitespace single.
+
+    Example:
+        >>> written("recurrent  neu(cid:173) ral  networks")
+        'recurrent neural networks'
+    """
+    return " ".join(_SOFT_HYPHEN.sub("", text).split())
+
+
 def canonical(text: str) -> str:
     """Normalised name used for resolution: lower case, no hyphens or determiners, singular last word.
 
@@ -25,7 +39,7 @@ def canonical(text: str) -> str:
     """
     if not re.search(r"[^\W\d_]", re.sub(r"\\[A-Za-z]+", "", text)):
         return ""  # no name: a LaTeX macro standing for one ("\\method", "\\ours"), a number, markup
-    words = [w.strip(_EDGE_PUNCT) for w in re.sub(r"[\-‐–_/]+", " ", text.lower()).replace("’", "'").split()]
+    words = [w.strip(_EDGE_PUNCT) for w in re.sub(r"[\-‐–_/]+", " ", written(text).lower()).replace("’", "'").split()]
     words = [w for w in words if w]
     while words and words[0] in {"a", "an", "the", "our", "this", "these", "its", "their"}:
         words = words[1:]

@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from kg.names import canonical
+from kg.names import canonical, written
 from kg.records import Abstract, Bound, Edge, Evidence, Extraction, GraphDocument, Mention, Node, Result
 from kg.schema import node_id
 from kg.schema.metrics import better_direction
@@ -208,11 +208,11 @@ class _NodeAcc:
         self.papers.add(paper)
         self.count += 1
         self.confidence = max(self.confidence, m.confidence)
-        surface = " ".join(m.text.split())
-        if not m.aliases or surface == " ".join(m.aliases[0].split()):  # the long form, not its acronym
+        surface = written(m.text)
+        if not m.aliases or surface == written(m.aliases[0]):  # the long form, not its acronym
             self.surfaces[surface] += 1
         self.aliases.add(surface)
-        self.aliases.update(" ".join(a.split()) for a in m.aliases)
+        self.aliases.update(written(a) for a in m.aliases)
 
     def to_node(self, nid: str) -> Node:
         name = self.name

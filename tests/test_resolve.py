@@ -53,6 +53,18 @@ def test_resolve_canonical_forms() -> None:
     assert canonical("loss") == "loss"
 
 
+def test_a_name_broken_by_a_pdf_soft_hyphen_resolves_to_the_name_as_written() -> None:
+    # 1,546 of the older corpus abstracts carry "(cid:173)" where a line-end hyphen was
+    broken, clean = "recurrent  neu(cid:173) ral  networks", "recurrent neural networks"
+    docs = [(Abstract("old", broken + " " * 40), Extraction("old", "t", entities=(_m(broken, 0, "Model"),))),
+            (Abstract("new", clean + " " * 40), Extraction("new", "t", entities=(_m(clean, 0, "Model"),)))]
+    nodes = [n for n in build_graph(docs).nodes if n.label == "Model"]
+    assert [(n.id, n.name, n.aliases, n.papers) for n in nodes] == [
+        ("model:recurrent neural network", clean, (), ("paper:new", "paper:old"))]
+    evidence = [e for e in build_graph(docs).edges if e.source == "paper:old"][0].evidence
+    assert [(e.start, e.end) for e in evidence] == [(0, len(broken))], "offsets still index the text as given"
+
+
 def test_seed_evidence_offsets_index_the_paper_abstract(seeds_graph) -> None:
     """Evidence keeps offsets only: the mention lies inside its sentence, both sliced from the abstract."""
     abstracts = {n.id: n.properties["abstract"] for n in seeds_graph.nodes if n.label == "Paper"}
