@@ -87,9 +87,9 @@ eighth and ninth when the tagger on 9,720 -> 10,920 lifted it 74.4 -> 75.3; the 
 tagger learnt from 13,320; the eleventh when roles and result heads on 10,920 -> 14,520 lifted dev
 results tuple F1 53.0 -> 56.5; the twelfth when the tagger on 10,920 -> 14,520 lifted the shared
 results-dev tuple F1 53.1 -> 59.2; the thirteenth when roles and result heads on 14,520 -> 15,720
-lifted dev results tuple F1 56.5 -> 58.0; the fourteenth and fifteenth when the recogniser continued on 9,720 ->
-18,120 lifted dev entity F1 75.3 -> 75.8 and dev results tuple F1 59.5 -> 62.6; the sixteenth and seventeenth
-while the tagger learnt from 20,520); draw k uses seed
+lifted dev results tuple F1 56.5 -> 58.0; the fourteenth and fifteenth when the recogniser
+continued on 9,720 -> 18,120 lifted dev entity F1 75.3 -> 75.8 and dev results tuple F1 59.5 ->
+62.6; the sixteenth and seventeenth while the tagger learnt from 20,520); draw k uses seed
 ``SEED + k``."""
 READ_DRAWS = 17
 """Draws read in full (the first and the next sixteen); a later one may be read over several sittings:
