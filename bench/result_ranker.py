@@ -83,5 +83,6 @@ def _table(predictions: dict[str, dict[int, dict]], docs: list[dict], chosen: li
         print(f"{name:>8s} {len(chosen):9d} {s['matched']:7d} {s['tuple_f1']:8.1f} {m['method']:6.1f} {m['metric']:6.1f} {m['dataset']:7.1f}")
     print(f"({len(chosen)} train abstracts the recogniser and tagger never saw{note})\n")
 
+
 if __name__ == "__main__":
     main()

@@ -20,11 +20,12 @@ _SOFT_HYPHEN = re.compile(r"\(cid:173\)\s*")
 """A soft hyphen as PDF extraction left it in older abstracts ("neu(cid:173) ral network")."""
 
 
-def written(text: str) -> str:
-    """A name as its author wrote it: soft hyphens from PDF extraction gone, whitespace single.
+def tidy_name(text: str) -> str:
+    """A name as shown and keyed: soft hyphens from PDF extraction gone, whitespace single (the
+    surface itself, offsets and all, stays as read: ``kg.extractors.text.as_written``).
 
     Example:
-        >>> written("recurrent  neu(cid:173) ral  networks")
+        >>> tidy_name("recurrent  neu(cid:173) ral  networks")
         'recurrent neural networks'
     """
     return " ".join(_SOFT_HYPHEN.sub("", text).split())
@@ -39,7 +40,7 @@ def canonical(text: str) -> str:
     """
     if not re.search(r"[^\W\d_]", re.sub(r"\\[A-Za-z]+", "", text)):
         return ""  # no name: a LaTeX macro standing for one ("\\method", "\\ours"), a number, markup
-    words = [w.strip(_EDGE_PUNCT) for w in re.sub(r"[\-‐–_/]+", " ", written(text).lower()).replace("’", "'").split()]
+    words = [w.strip(_EDGE_PUNCT) for w in re.sub(r"[\-‐–_/]+", " ", tidy_name(text).lower()).replace("’", "'").split()]
     words = [w for w in words if w]
     while words and words[0] in {"a", "an", "the", "our", "this", "these", "its", "their"}:
         words = words[1:]

@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from kg.names import canonical, written
+from kg.names import canonical, tidy_name
 from kg.records import Abstract, Bound, Edge, Evidence, Extraction, GraphDocument, Mention, Node, Result
 from kg.schema import node_id
 from kg.schema.metrics import better_direction
@@ -208,11 +208,11 @@ class _NodeAcc:
         self.papers.add(paper)
         self.count += 1
         self.confidence = max(self.confidence, m.confidence)
-        surface = written(m.text)
-        if not m.aliases or surface == written(m.aliases[0]):  # the long form, not its acronym
+        surface = tidy_name(m.text)
+        if not m.aliases or surface == tidy_name(m.aliases[0]):  # the long form, not its acronym
             self.surfaces[surface] += 1
         self.aliases.add(surface)
-        self.aliases.update(written(a) for a in m.aliases)
+        self.aliases.update(tidy_name(a) for a in m.aliases)
 
     def to_node(self, nid: str) -> Node:
         name = self.name

@@ -102,7 +102,7 @@ def make_entities(nlp: Language, name: str, confidence: str | None) -> EntityMen
     return EntityMentions(LinearHeads.from_disk(confidence) if confidence else None)
 
 
-_DANGLING = frozenset({"a", "an", "the", "of", "to", "for", "in", "on", "with", "without", "and", "or", "by", "from"})
+_FUNCTION_WORDS = frozenset({"a", "an", "the", "of", "to", "for", "in", "on", "with", "without", "and", "or", "by", "from"})
 """Words no name ends with ("the topic of"): a span the recogniser ran on into them is a misreading, dropped."""
 
 
@@ -118,7 +118,7 @@ class EntityMentions:
         found: list[tuple[int, int, str, str]] = []  # start, end, label, source
         for span in doc.ents:
             start, end = trim_markup(text, span.start_char, span.end_char)
-            if end > start and canonical(text[start:end]) and span[-1].lower_ not in _DANGLING:
+            if end > start and canonical(text[start:end]) and span[-1].lower_ not in _FUNCTION_WORDS:
                 found.append((start, end, span.label_, "ner"))
         found = _with_abbreviations(doc, text, found)
         found = _with_repeats(text, found)
