@@ -208,11 +208,11 @@ class _NodeAcc:
         self.papers.add(paper)
         self.count += 1
         self.confidence = max(self.confidence, m.confidence)
-        surface = tidy_name(m.text)
-        if not m.aliases or surface == tidy_name(m.aliases[0]):  # the long form, not its acronym
+        surface, aliases = tidy_name(m.text), [tidy_name(a) for a in m.aliases]
+        if not aliases or surface == aliases[0]:  # the long form, not its acronym
             self.surfaces[surface] += 1
         self.aliases.add(surface)
-        self.aliases.update(tidy_name(a) for a in m.aliases)
+        self.aliases.update(aliases)
 
     def to_node(self, nid: str) -> Node:
         name = self.name
