@@ -19,16 +19,30 @@ _EDGE_PUNCT = ".,;:()[]{}\"'`’‘“”*$"
 _SOFT_HYPHEN = re.compile(r"\(cid:173\)\s*")
 """A soft hyphen as PDF extraction left it in older abstracts ("neu(cid:173) ral network")."""
 
+_TEXT_STYLE = r"\\(?:textbf|textit|texttt|textsc|emph|underline|text)\{([^{}$]*)\}"
+_EMPHASIS_IN_NAME = re.compile(rf"\*\*|\$(?:{_TEXT_STYLE}|\\math(?:bf|rm|it)\{{([A-Za-z]*)\}})\$|{_TEXT_STYLE}")
+"""Emphasis inside a name, mostly on the letters of its acronym: "**Re**current **N**eural
+**T**eaching", "$\\textbf{P}$seudo-$\\textbf{L}$abeling" (the letters are kept)."""
+_STRAY_CLOSE = re.compile(r"(?<=[A-Za-z])\}\$?(?=[A-Za-z])")
+"""A style's closing brace left inside a name that began inside the style ("SE}quential")."""
+
 
 def tidy_name(text: str) -> str:
-    """A name as shown and keyed: soft hyphens from PDF extraction gone, whitespace single (the
-    surface itself, offsets and all, stays as read: ``kg.extractors.text.as_written``).
+    """A name as shown and keyed: soft hyphens from PDF extraction and emphasis gone, whitespace
+    single (the surface itself, offsets and all, stays as read: ``kg.extractors.text.as_written``).
 
     Example:
         >>> tidy_name("recurrent  neu(cid:173) ral  networks")
         'recurrent neural networks'
+        >>> tidy_name("**Re**current **N**eural **T**eaching")
+        'Recurrent Neural Teaching'
     """
-    return " ".join(_SOFT_HYPHEN.sub("", text).split())
+    text, found = _SOFT_HYPHEN.sub("", text), 1
+    while found:  # nested styles: "\\emph{\\textbf{N}eural}"
+        text, found = _EMPHASIS_IN_NAME.subn(lambda m: next((g for g in m.groups() if g), ""), text)
+    if text.count("}") > text.count("{"):  # the name began inside the style: "SE}quential"
+        text = _STRAY_CLOSE.sub("", text)
+    return " ".join(text.split())
 
 
 def canonical(text: str) -> str:

@@ -65,6 +65,18 @@ def test_a_name_broken_by_a_pdf_soft_hyphen_resolves_to_the_name_as_written() ->
     assert [(e.start, e.end) for e in evidence] == [(0, len(broken))], "offsets still index the text as given"
 
 
+def test_a_name_with_emphasis_inside_it_is_shown_and_keyed_without_it() -> None:
+    # about 670 corpus abstracts bold or \\textbf the letters of their acronym inside the words
+    bold, latex = "Se**lf-guided Model **Ca**libration", "$\\textbf{P}$seudo-$\\textbf{L}$abeling"
+    docs = [(Abstract("a", bold + " " * 40), Extraction("a", "t", entities=(_m(bold, 0, "Method"),))),
+            (Abstract("b", latex + " " * 40), Extraction("b", "t", entities=(_m(latex, 0, "Method"),)))]
+    graph = build_graph(docs)
+    assert sorted((n.id, n.name) for n in graph.nodes if n.label == "Method") == [
+        ("method:pseudo labeling", "Pseudo-Labeling"), ("method:self guided model calibration", "Self-guided Model Calibration")]
+    evidence = [e for e in graph.edges if e.source == "paper:a"][0].evidence
+    assert [(e.start, e.end) for e in evidence] == [(0, len(bold))], "offsets still index the text as given"
+
+
 def test_seed_evidence_offsets_index_the_paper_abstract(seeds_graph) -> None:
     """Evidence keeps offsets only: the mention lies inside its sentence, both sliced from the abstract."""
     abstracts = {n.id: n.properties["abstract"] for n in seeds_graph.nodes if n.label == "Paper"}

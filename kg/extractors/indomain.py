@@ -21,10 +21,10 @@ from spacy.language import Language
 from spacy.pipeline.tok2vec import Tok2VecListener
 from spacy.tokens import Doc
 
-from kg.extractors.abbreviations import title_abbreviation
+from kg.extractors.abbreviations import Abbreviation, title_abbreviation
 from kg.extractors.roles import LinearHeads
 from kg.names import canonical
-from kg.extractors.text import name_shape, trim_markup, without_overlaps, word_occurrences
+from kg.extractors.text import name_shape, trim_markup, whole_words, without_overlaps, word_occurrences
 from kg.records import Mention
 
 EXTRACTOR_NAME = "indomain.v1"
@@ -113,20 +113,23 @@ class EntityMentions:
         self.confidence = confidence
 
     def __call__(self, doc: Doc) -> Doc:
-        text = doc.text
+        text, as_read = doc.text, doc.user_data.get("text", doc.text)  # cleaned for the NLP; as given
         sents = [(s.start_char, s.end_char) for s in doc.sents] if doc.has_annotation("SENT_START") else [(0, len(text))]
         found: list[tuple[int, int, str, str]] = []  # start, end, label, source
         for span in doc.ents:
-            start, end = trim_markup(text, span.start_char, span.end_char)
+            start, end = _whole_words(as_read, *trim_markup(text, span.start_char, span.end_char))
             if end > start and canonical(text[start:end]) and span[-1].lower_ not in _FUNCTION_WORDS:
                 found.append((start, end, span.label_, "ner"))
-        found = _with_abbreviations(doc, text, found)
+        found = without_overlaps([], found)  # spans grown over emphasis may meet ("Re" and "current")
+        abbreviations = [replace(a, long_start=s, long_end=e, long=as_read[s:e])
+                         for a in getattr(doc._, "abbreviations", ()) for s, e in [_whole_words(as_read, a.long_start, a.long_end)]]
+        found = _with_abbreviations(abbreviations, text, found)
         found = _with_repeats(text, found)
         counts: dict[str, int] = {}
         for s, e, _, _ in found:
             counts[text[s:e]] = counts.get(text[s:e], 0) + 1
-        pairs = {a.short: (a.long, a.short) for a in getattr(doc._, "abbreviations", ())}
-        long_spans = {(a.long_start, a.long_end): (a.long, a.short) for a in getattr(doc._, "abbreviations", ())}
+        pairs = {a.short: (a.long, a.short) for a in abbreviations}
+        long_spans = {(a.long_start, a.long_end): (a.long, a.short) for a in abbreviations}
         titled = title_abbreviation(doc.user_data.get("title", ""))
         if titled and titled[1] not in pairs:  # "DeMo: Decoupled Momentum Optimization" as the title
             pairs[titled[1]] = titled
@@ -134,7 +137,7 @@ class EntityMentions:
         for start, end, label, source in found:
             surface = text[start:end]
             aliases = pairs.get(surface) or long_spans.get((start, end)) or ()
-            named.append((start, end, label, source, aliases, canonical(aliases[0]) if aliases else canonical(surface)))
+            named.append((start, end, label, source, aliases, canonical(aliases[0] if aliases else as_read[start:end])))
         labels = _one_label_per_name([(start, label, key) for start, _, label, _, _, key in named])
         mentions = []
         for start, end, _, source, aliases, key in named:
@@ -163,11 +166,17 @@ def _one_label_per_name(mentions: list[tuple[int, str, str]]) -> dict[str, str]:
     return {key: max(by_label, key=lambda lab: (len(by_label[lab]), -min(by_label[lab]))) for key, by_label in votes.items()}
 
 
-def _with_abbreviations(doc: Doc, text: str, found: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:
+def _whole_words(text: str, start: int, end: int) -> tuple[int, int]:
+    """A span grown over the letters emphasis splits from its edge words, trimmed again."""
+    grown = whole_words(text, start, end)
+    return (start, end) if grown == (start, end) else trim_markup(text, *grown)
+
+
+def _with_abbreviations(abbreviations: list[Abbreviation], text: str, found: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:
     """A defined acronym takes its long form's label and the long form its acronym's: both are mentions."""
     by_span = {(s, e): lab for s, e, lab, _ in found}
     extra = []
-    for a in getattr(doc._, "abbreviations", ()):
+    for a in abbreviations:
         long_label = by_span.get((a.long_start, a.long_end))
         short_label = by_span.get((a.short_start, a.short_end))
         if long_label and not short_label:

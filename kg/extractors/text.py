@@ -100,6 +100,7 @@ def _math_mask(text: str) -> list[bool]:
 
 _LEADING_MARKUP = re.compile(r"(?:\\*(?:emph|textbf|textit|texttt|textsc|underline|text)\{|[*`{_]|'')+")
 _TRAILING_MARKUP = re.compile(r"(?:[*`}_~]|'')+$")  # "~": LaTeX's tie before \cite
+_TRAILING_MARKUP_NO_BRACE = re.compile(r"(?:[*`_~]|'')+$")
 _REFERENCE = re.compile(r"~?\\(?:cite[a-z]*|ref|eqref|autoref|footnote|url)\b")
 """A citation or reference: no name goes on past one ("Distributed Data Parallel~\\cite{x} trainer")."""
 
@@ -125,6 +126,8 @@ def trim_markup(text: str, start: int, end: int) -> tuple[int, int]:
     if reference:
         end = reference.start()
     trail = _TRAILING_MARKUP.search(text[start:end])
+    if trail and text.count("{", start, end) >= text.count("}", start, end):  # "Fl\\textbf{ow}" keeps its brace
+        trail = _TRAILING_MARKUP_NO_BRACE.search(text[start:end])
     if trail:
         end = start + trail.start()
     if text.count("$", start, end) % 2:  # a lone "$" at an edge opens or closes the math around the name
@@ -133,6 +136,40 @@ def trim_markup(text: str, start: int, end: int) -> tuple[int, int]:
         if text.endswith("$", start, end):
             return trim_markup(text, start, end - 1)
     return start, max(start, end)
+
+
+_STYLE_OPEN = r"(?:\*\*|\$?\\(?:textbf|textit|textsc|emph|underline)\{)"
+_STYLE_CLOSE = r"(?:\*\*|\}\$?)"
+_GLUED_BEFORE = re.compile(rf"{_STYLE_OPEN}?[A-Za-z]{{1,4}}{_STYLE_CLOSE}$")
+_OPEN_BEFORE = re.compile(rf"{_STYLE_OPEN}$")
+_STYLED_LETTERS = re.compile(rf"[A-Za-z]{{1,4}}{_STYLE_CLOSE}[A-Za-z]")
+_GLUED_AFTER = re.compile(rf"{_STYLE_CLOSE}[A-Za-z]+|{_STYLE_OPEN}[A-Za-z]{{1,4}}{_STYLE_CLOSE}[A-Za-z]*")
+
+
+def whole_words(text: str, start: int, end: int) -> tuple[int, int]:
+    r"""``start, end`` moved outward over letters that emphasis splits from the span's first or last
+    word, as papers spell out their acronyms ("**Re**current **N**eural **T**eaching (ReNT)"): the NLP
+    sees that markup blanked, so its span may begin at "current"; read ``text`` as given.
+
+    Example:
+        >>> t = "we call **Re**current **N**eural **T**eaching and Fl\\textbf{ow} nets"
+        >>> [t[s:e] for s, e in (whole_words(t, 14, 45), whole_words(t, 50, 52))]
+        ['**Re**current **N**eural **T**eaching', 'Fl\\textbf{ow}']
+    """
+    while start and text[start : start + 1].isalpha():
+        glued = _GLUED_BEFORE.search(text, max(0, start - 40), start)
+        if not glued:
+            break
+        start = glued.start()
+    opened = _OPEN_BEFORE.search(text, max(0, start - 20), start)  # "$\\textbf{T}$racking" began at "T"
+    if opened and _STYLED_LETTERS.match(text, start):
+        start = opened.start()
+    while end and text[end - 1 : end].isalpha():
+        glued = _GLUED_AFTER.match(text, end)
+        if not glued:
+            break
+        end = glued.end()
+    return start, end
 
 
 def word_occurrences(text: str, needle: str) -> list[int]:

@@ -101,6 +101,18 @@ def test_acronym_and_long_form_are_one_entity_and_every_repeat_is_marked(nlp) ->
     assert all(text[m.start:m.end] == m.text for m in x.entities)
 
 
+def test_a_long_form_with_its_acronym_letters_in_bold_is_one_whole_name(nlp) -> None:
+    """Papers bold the letters of their acronym inside the words ("**Re**current"); the NLP sees that
+    markup blanked, which splits the words, so the spans are grown back over it."""
+    text = ("Teaching is expensive for recurrent networks. To tackle this, we introduce a paradigm called "
+            "**Re**current **N**eural **T**eaching (ReNT), which reinterprets the learning process. ReNT is fast.")
+    x = _mentions(nlp, text)
+    names = {m.text: m.canonical for m in x.entities}
+    assert names.get("Re**current **N**eural **T**eaching") == "recurrent neural teaching"
+    assert names.get("ReNT") == "recurrent neural teaching"
+    assert not [n for n in names if n in ("Re", "Re**current") or n.startswith("current")]
+
+
 def test_paper_roles_on_a_clear_abstract(nlp) -> None:
     text = ("Image classification with noisy labels remains hard. We propose NoiseNet, a robust training method "
             "that reweights samples. Experiments on CIFAR-10 and ImageNet show that NoiseNet outperforms "
