@@ -101,7 +101,7 @@ _NOT_IN_PHRASE = frozenset(
 _LEAD_IN = re.compile(r"(?:\s*(?:[:=≈~(,]|\$?\\(?:approx|sim|geq|leq)\$?|of|to|from|at|by|is|was|are|were|reaches|reached|"
                       r"reaching|falls|drops|exceeding|exceeds|achieving|achieves|achieved|with|around|about|nearly|only|up|"
                       r"over|below|under|than|just))*\s*$", re.I)
-_WORDS_AFTER = re.compile(rf"[\s$]*(?:of\s+(?:the\s+)?|(?:fewer|less|lower|higher|more|greater)\s+)?"
+_WORDS_AFTER = re.compile(rf"[\s$]*(?:of\s+(?:(?:the|its|their|our|all)\s+|[A-Za-z][\w.-]*['’]s\s+)?|(?:fewer|less|lower|higher|more|greater)\s+)?"
                           rf"({_PHRASE_WORD}(?:\s+{_PHRASE_WORD}){{0,2}})", re.I)
 _FASTER = re.compile(r"[\s$]*(?:times\s+|x\s+)?faster\b", re.I)
 """'3.2x faster': the speed is what went up (the guidelines' metric of a speedup)."""
@@ -109,7 +109,7 @@ _FASTER = re.compile(r"[\s$]*(?:times\s+|x\s+)?faster\b", re.I)
 
 def phrases_beside(text: str, result: Result) -> list[tuple[str, str]]:
     """The one to three words just before a result's number (past words such as "of", "falls to",
-    "=") and just after it (past "of the" or a comparative: "3x fewer parameters"), cut at the first
+    "=") and just after it (past "of the", "of its", "of LoRA's" or a comparative: "3x fewer parameters"), cut at the first
     word no measure's name holds; each with the side it stands on, and "speed" for "N× faster".
     Candidates for a metric no list of known names has."""
     out = [("speed", "faster")] if _FASTER.match(text, result.end, result.sentence_end) else []
