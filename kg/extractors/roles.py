@@ -152,6 +152,11 @@ class LinearHeads:
         return {role: self.probability(role, feats) for role, labels in ROLE_LABELS.items() if label in labels}
 
 
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-9), 1 - 1e-9)
+    return math.log(p / (1 - p))
+
+
 def group_mentions(mentions: Sequence[Mention]) -> list[tuple[Entity, list[int]]]:
     """Mentions grouped into entities by resolution key (an acronym joins its long form's group).
 
@@ -180,8 +185,9 @@ class RoleClassifier:
 
     PROPOSES and ADDRESSES come from the paper; USES, EVALUATED_ON and COMPARED_WITH from the
     entity it most surely proposes (from the paper when it proposes none).  A comparison in a
-    sentence that says the proposal does better is OUTPERFORMS.  ``doc.user_data["title"]`` is
-    read when the caller sets it.
+    sentence that says the proposal does better is OUTPERFORMS.  An entity is proposed (new) or used
+    (existing), never both: where both heads pass, the one further above its threshold stays.
+    ``doc.user_data["title"]`` is read when the caller sets it.
     """
 
     def __init__(self, model: LinearHeads) -> None:
@@ -196,9 +202,10 @@ class RoleClassifier:
         decided: list[tuple[str, int, float]] = []
         for entity, idx in grouped:
             probs = self.model.role_probabilities(features(text, title, entity, entities), entity.label)
-            for role, p in probs.items():
-                if p >= self.model.thresholds[role]:
-                    decided.append((role, idx[0], p))
+            roles = {role: p for role, p in probs.items() if p >= self.model.thresholds[role]}
+            if "proposes" in roles and "uses" in roles:  # new or existing, not both: the surer one stays
+                del roles[min(("proposes", "uses"), key=lambda r: _logit(roles[r]) - _logit(self.model.thresholds[r]))]
+            decided += [(role, idx[0], p) for role, p in roles.items()]
         proposed = max((d for d in decided if d[0] == "proposes"), key=lambda d: d[2], default=None)
         relations = list(doc._.kg_relations)
         for role, tail, p in decided:

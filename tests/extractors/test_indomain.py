@@ -10,9 +10,9 @@ import spacy
 
 from kg.extractors.indomain import EntityMentions, model_path
 from kg.extractors.pipeline import extract, load_pipeline
-from kg.extractors.roles import ROLE_LABELS, Entity, LinearHeads, features, sentences
+from kg.extractors.roles import ROLE_LABELS, Entity, LinearHeads, RoleClassifier, features, sentences
 from kg.extractors.text import clean_for_nlp
-from kg.records import Abstract
+from kg.records import Abstract, Mention
 from kg.training import indomain as T
 from kg.training.annotations import load_gold
 from kg.training.tagger import GRID, exact_f1
@@ -126,6 +126,20 @@ def test_paper_roles_on_a_clear_abstract(nlp) -> None:
     assert all(0.0 < r.confidence <= 1.0 for r in x.relations)
     proposed = {i for i, m in enumerate(x.entities) if m.text == "NoiseNet"}
     assert all(r.head in proposed for r in x.relations if r.label == "EVALUATED_ON")
+
+
+def test_an_entity_is_proposed_or_used_never_both() -> None:
+    """Both heads pass for both entities; the head further above its threshold keeps each one."""
+    nlp = spacy.blank("en")
+    text = "We propose FooNet. It beats BarNet."
+    doc = nlp(text)
+    doc._.kg_mentions = (Mention(11, 17, "FooNet", "Model", "foonet", 0, 18, "t", 1.0),
+                         Mention(28, 34, "BarNet", "Model", "barnet", 19, 35, "t", 1.0))
+    others = {role: -9.0 for role in ROLE_LABELS if role not in ("proposes", "uses")}
+    heads = LinearHeads({role: {"rank=0|Model": 3.0} if role == "proposes" else {} for role in ROLE_LABELS},
+                        {"proposes": 0.0, "uses": 1.0, **others}, dict.fromkeys(ROLE_LABELS, 0.5))
+    found = RoleClassifier(heads)(doc)._.kg_relations
+    assert sorted((r.label, r.head, r.tail) for r in found) == [("PROPOSES", None, 0), ("USES", 0, 1)]
 
 
 def test_mention_confidence_is_a_probability(nlp) -> None:
