@@ -119,6 +119,17 @@ def test_cli_missing_english_pipeline_says_how_to_install(tmp_path: Path) -> Non
     assert not (tmp_path / "o").exists()
 
 
+def test_cli_missing_english_pipeline_stops_a_two_process_build_too(tmp_path: Path) -> None:
+    """A worker process whose pipeline does not load must stop the build, not be replaced for ever
+    (what a multiprocessing Pool does with an initializer that raises); the timeout turns a hang into a failure."""
+    run = subprocess.run([sys.executable, "-c", "from kg.cli import cli; cli(prog_name='kg')", "build", str(SEEDS),
+                          "-o", str(tmp_path / "o"), "--model", "no_such_pipeline", "--jobs", "2"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1
+    assert "cannot load spaCy pipeline 'no_such_pipeline'" in run.stderr
+    assert not (tmp_path / "o").exists()
+
+
 def test_cli_missing_model_file_is_named_not_blamed_on_spacy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from kg.extractors import pipeline
     from kg.extractors.indomain import model_path

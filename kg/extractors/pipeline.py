@@ -175,13 +175,28 @@ def extract(
 def _extract_parallel(abstracts: Iterable[Abstract], extractor: str, model: str, jobs: int, batch_size: int) -> Iterator[Extraction]:
     """Worker processes each load the pipeline once and return plain records (picklable)."""
     ctx = multiprocessing.get_context("fork")
-    with ctx.Pool(jobs, initializer=load_pipeline, initargs=(extractor, model)) as pool:
+    with ctx.Pool(jobs, initializer=_load_in_worker, initargs=(extractor, model)) as pool:
         chunks = _chunks(abstracts, batch_size * 4)
         for batch in pool.imap(_extract_chunk, ((c, extractor, model, batch_size) for c in chunks)):
             yield from batch
 
 
+_worker_error: Exception | None = None
+
+
+def _load_in_worker(extractor: str, model: str) -> None:
+    """Load the pipeline in a worker, keeping a failure for its first chunk to raise: a Pool whose
+    initializer raises replaces the worker for ever, and the build would hang."""
+    global _worker_error
+    try:
+        load_pipeline(extractor, model)
+    except Exception as exc:  # raised again, in the parent, by _extract_chunk
+        _worker_error = exc
+
+
 def _extract_chunk(args: tuple[Sequence[Abstract], str, str, int]) -> list[Extraction]:
+    if _worker_error is not None:
+        raise _worker_error
     chunk, extractor, model, batch_size = args
     return list(extract(chunk, extractor=extractor, model=model, jobs=1, batch_size=batch_size))
 
