@@ -19,8 +19,9 @@ _EDGE_PUNCT = ".,;:()[]{}\"'`’‘“”*$"
 _SOFT_HYPHEN = re.compile(r"\(cid:173\)\s*")
 """A soft hyphen as PDF extraction left it in older abstracts ("neu(cid:173) ral network")."""
 
-_TEXT_STYLE = r"\\(?:textbf|textit|texttt|textsc|emph|underline|text)\{([^{}$]*)\}"
-_EMPHASIS_IN_NAME = re.compile(rf"\*\*|\$(?:{_TEXT_STYLE}|\\math(?:bf|rm|it)\{{([A-Za-z]*)\}})\$|{_TEXT_STYLE}")
+LATEX_TEXT_STYLE = r"\\(?:emph|textbf|textit|texttt|textsc|underline|text)\{([^{}$]*)\}"
+"""A LaTeX text style around plain text ("\\textbf{P}"), the text its group."""
+_EMPHASIS_IN_NAME = re.compile(rf"\*\*|\$(?:{LATEX_TEXT_STYLE}|\\math(?:bf|rm|it)\{{([A-Za-z]*)\}})\$|{LATEX_TEXT_STYLE}")
 """Emphasis inside a name, mostly on the letters of its acronym: "**Re**current **N**eural
 **T**eaching", "$\\textbf{P}$seudo-$\\textbf{L}$abeling" (the letters are kept)."""
 _STRAY_CLOSE = re.compile(r"(?<=[A-Za-z])\}\$?(?=[A-Za-z])")

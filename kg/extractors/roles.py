@@ -200,19 +200,19 @@ class RoleClassifier:
         grouped = group_mentions(mentions)
         entities = [g for g, _ in grouped]
         decided: list[tuple[str, int, float]] = []
-        proposed = None  # the entity most surely proposed: the head of the roles that are not the paper's
+        proposed: tuple[int, float] | None = None  # the mention and probability of the entity most surely proposed
         for entity, idx in grouped:
             probs = self.model.role_probabilities(features(text, title, entity, entities), entity.label)
             roles = {role: p for role, p in probs.items() if p >= self.model.thresholds[role]}
-            if "proposes" in roles and (proposed is None or roles["proposes"] > proposed[2]):
-                proposed = ("proposes", idx[0], roles["proposes"])
+            if "proposes" in roles and (proposed is None or roles["proposes"] > proposed[1]):
+                proposed = (idx[0], roles["proposes"])
             if "proposes" in roles and "uses" in roles:  # new or existing, not both: the surer one stays
                 del roles[min(("proposes", "uses"), key=lambda r: _logit(roles[r]) - _logit(self.model.thresholds[r]))]
             decided += [(role, idx[0], p) for role, p in roles.items()]
         relations = list(doc._.kg_relations)
         for role, tail, p in decided:
             m = mentions[tail]
-            head = None if role in ("proposes", "addresses") or proposed is None else proposed[1]
+            head = None if role in ("proposes", "addresses") or proposed is None else proposed[0]
             if head == tail:
                 continue
             label = ROLE_EDGES[role]

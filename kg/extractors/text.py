@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TypeVar
 
+from kg.names import LATEX_TEXT_STYLE
+
 T = TypeVar("T")
 
 _MATH = re.compile(r"\$\$.+?\$\$|\$[^$]+\$", re.S)
@@ -23,8 +25,8 @@ _MD_CODE = re.compile(r"`+")
 _MD_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+", re.M)
 _MD_BULLET = re.compile(r"^[ \t]*[-*+][ \t]+", re.M)
 _PDF_GLYPH = re.compile(r"\(cid:\d+\)")  # a glyph PDF extraction could not map, mostly a soft hyphen: "seg(cid:173) mentation"
-_LATEX_TEXT_CMD = re.compile(r"\\(?:emph|textbf|textit|texttt|textsc|underline|text)\{([^{}$]*)\}")
-_LATEX_TEXT_CMD_ESCAPED = re.compile(r"\\\\(?:emph|textbf|textit|texttt|textsc|underline|text)\{([^{}$]*)\}")
+_LATEX_TEXT_CMD = re.compile(LATEX_TEXT_STYLE)
+_LATEX_TEXT_CMD_ESCAPED = re.compile(r"\\" + LATEX_TEXT_STYLE)
 
 
 def url_spans(text: str) -> list[tuple[int, int]]:
