@@ -184,7 +184,9 @@ class RoleClassifier:
     """Adds the paper's role edges for the mentions in ``doc._.kg_mentions`` to ``doc._.kg_relations``.
 
     PROPOSES and ADDRESSES come from the paper; USES, EVALUATED_ON and COMPARED_WITH from the
-    entity it most surely proposes (from the paper when it proposes none).  A comparison in a
+    entity it most surely proposes; when none passes as proposed, from the method or model likeliest
+    the paper's own (an evaluation's model, an analysis's subject), so that the graph still says what
+    was evaluated on what; from the paper only when the abstract names no other.  A comparison in a
     sentence that says the proposal does better is OUTPERFORMS.  An entity is proposed (new) or used
     (existing), never both: where both heads pass, the one further above its threshold stays.
     ``doc.user_data["title"]`` is read when the caller sets it.
@@ -201,8 +203,11 @@ class RoleClassifier:
         entities = [g for g, _ in grouped]
         decided: list[tuple[str, int, float]] = []
         proposed: tuple[int, float] | None = None  # the mention and probability of the entity most surely proposed
+        likely: list[tuple[float, int]] = []  # (proposes probability, mention) of each method and model
         for entity, idx in grouped:
             probs = self.model.role_probabilities(features(text, title, entity, entities), entity.label)
+            if entity.label in ("Method", "Model"):
+                likely.append((probs["proposes"], idx[0]))
             roles = {role: p for role, p in probs.items() if p >= self.model.thresholds[role]}
             if "proposes" in roles and (proposed is None or roles["proposes"] > proposed[1]):
                 proposed = (idx[0], roles["proposes"])
@@ -210,9 +215,15 @@ class RoleClassifier:
                 del roles[min(("proposes", "uses"), key=lambda r: _logit(roles[r]) - _logit(self.model.thresholds[r]))]
             decided += [(role, idx[0], p) for role, p in roles.items()]
         relations = list(doc._.kg_relations)
+        likely.sort(key=lambda x: (-x[0], x[1]))
         for role, tail, p in decided:
             m = mentions[tail]
-            head = None if role in ("proposes", "addresses") or proposed is None else proposed[0]
+            if role in ("proposes", "addresses"):
+                head = None
+            elif proposed is not None:
+                head = proposed[0]
+            else:  # nothing passes as proposed: the method or model likeliest the paper's own
+                head = next((i for _, i in likely if i != tail), None)
             if head == tail:
                 continue
             label = ROLE_EDGES[role]

@@ -142,6 +142,26 @@ def test_an_entity_is_proposed_or_used_never_both() -> None:
     assert sorted((r.label, r.head, r.tail) for r in found) == [("PROPOSES", None, 0), ("USES", 0, 1)]
 
 
+def test_without_a_proposed_entity_the_likeliest_own_method_heads_the_other_roles() -> None:
+    """An evaluation paper proposes nothing: its model, not the paper, is what was evaluated on the
+    benchmark (so ``methods_on_dataset`` finds it); with no method or model named, the paper is."""
+    nlp = spacy.blank("en")
+    text = "We evaluate GPT-4 and Llama on MMLU."
+    mentions = (Mention(12, 17, "GPT-4", "Model", "GPT-4", 0, 36, "t", 1.0),
+                Mention(22, 27, "Llama", "Model", "llama", 0, 36, "t", 1.0),
+                Mention(31, 35, "MMLU", "Dataset", "MMLU", 0, 36, "t", 1.0))
+    heads = LinearHeads({role: {"rank=0|Model": 1.0} if role == "proposes" else {} for role in ROLE_LABELS},
+                        {role: 2.0 if role == "evaluated_on" else -2.0 for role in ROLE_LABELS}, dict.fromkeys(ROLE_LABELS, 0.5))
+    doc = nlp(text)
+    doc._.kg_mentions = mentions
+    found = RoleClassifier(heads)(doc)._.kg_relations
+    assert [(r.label, r.head, r.tail) for r in found] == [("EVALUATED_ON", 0, 2)]
+    doc = nlp(text)
+    doc._.kg_mentions = mentions[2:]
+    found = RoleClassifier(heads)(doc)._.kg_relations
+    assert [(r.label, r.head, r.tail) for r in found] == [("EVALUATED_ON", None, 0)]
+
+
 def test_mention_confidence_is_a_probability(nlp) -> None:
     x = _mentions(nlp, "We fine-tune large language models with LoRA on GSM8K and report accuracy.")
     assert x.entities and all(0.0 < m.confidence < 1.0 for m in x.entities)
