@@ -184,9 +184,10 @@ class RoleClassifier:
     """Adds the paper's role edges for the mentions in ``doc._.kg_mentions`` to ``doc._.kg_relations``.
 
     PROPOSES and ADDRESSES come from the paper; USES, EVALUATED_ON and COMPARED_WITH from the
-    entity it most surely proposes; when none passes as proposed, from the method or model likeliest
-    the paper's own (an evaluation's model, an analysis's subject), so that the graph still says what
-    was evaluated on what; from the paper only when the abstract names no other.  A comparison in a
+    entity it most surely proposes; when none passes as proposed, or that entity is their tail (a
+    benchmark the paper introduces and evaluates on), from the method or model likeliest the paper's
+    own (an evaluation's model, an analysis's subject), so that the graph still says what was
+    evaluated on what; from the paper only when the abstract names no other.  A comparison in a
     sentence that says the proposal does better is OUTPERFORMS.  An entity is proposed (new) or used
     (existing), never both: where both heads pass, the one further above its threshold stays.
     ``doc.user_data["title"]`` is read when the caller sets it.
@@ -220,12 +221,10 @@ class RoleClassifier:
             m = mentions[tail]
             if role in ("proposes", "addresses"):
                 head = None
-            elif proposed is not None:
+            elif proposed is not None and proposed[0] != tail:
                 head = proposed[0]
-            else:  # nothing passes as proposed: the method or model likeliest the paper's own
+            else:  # nothing passes as proposed, or this is the proposal itself (a benchmark evaluated on)
                 head = next((i for _, i in likely if i != tail), None)
-            if head == tail:
-                continue
             label = ROLE_EDGES[role]
             if role == "compared_with" and _OUTPERFORM.search(text[m.sentence_start : m.sentence_end]):
                 label = "OUTPERFORMS"

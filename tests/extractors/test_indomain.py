@@ -162,6 +162,22 @@ def test_without_a_proposed_entity_the_likeliest_own_method_heads_the_other_role
     assert [(r.label, r.head, r.tail) for r in found] == [("EVALUATED_ON", None, 0)]
 
 
+def test_a_benchmark_the_paper_introduces_and_evaluates_on_is_both() -> None:
+    """The proposal cannot head its own EVALUATED_ON (it was dropped): the model evaluated on it does."""
+    nlp = spacy.blank("en")
+    text = "We introduce XBench and evaluate GPT-4 on XBench."
+    doc = nlp(text)
+    doc._.kg_mentions = (Mention(13, 19, "XBench", "Dataset", "XBench", 0, 49, "t", 1.0),
+                         Mention(33, 38, "GPT-4", "Model", "GPT-4", 0, 49, "t", 1.0),
+                         Mention(42, 48, "XBench", "Dataset", "XBench", 0, 49, "t", 1.0))
+    proposes = {"rank=0|Dataset": 4.0, "rank=0|Model": 1.0}
+    heads = LinearHeads({role: proposes if role == "proposes" else {} for role in ROLE_LABELS},
+                        {role: {"proposes": -2.0, "evaluated_on": 2.0}.get(role, -9.0) for role in ROLE_LABELS},
+                        dict.fromkeys(ROLE_LABELS, 0.5))
+    found = RoleClassifier(heads)(doc)._.kg_relations
+    assert sorted((r.label, r.head, r.tail) for r in found) == [("EVALUATED_ON", 1, 0), ("PROPOSES", None, 0)]
+
+
 def test_mention_confidence_is_a_probability(nlp) -> None:
     x = _mentions(nlp, "We fine-tune large language models with LoRA on GSM8K and report accuracy.")
     assert x.entities and all(0.0 < m.confidence < 1.0 for m in x.entities)
