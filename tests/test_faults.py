@@ -5,6 +5,7 @@ previous graph must survive byte for byte, and no dead build's folder may outliv
 
 from __future__ import annotations
 
+import io
 import os
 import resource
 import shutil
@@ -164,8 +165,39 @@ def test_faults_forked_lane_killed_fails_clearly_and_keeps_graph(
         tmp_path: Path, seeds_out: Path, clean_digest: str, monkeypatch: pytest.MonkeyPatch) -> None:
     out = tmp_path / "out"
     shutil.copytree(seeds_out, out)
-    monkeypatch.setattr("kg.stores.rdf.write_turtle", lambda aggregated, path: os.kill(os.getpid(), signal.SIGKILL))
-    with pytest.raises(BuildError, match=r"\(graph.ttl.gz, graph.json.gz: the process writing them died, exit code -9\); the previous graph there is kept"):
+    monkeypatch.setattr("kg.stores.nx.write_node_link", lambda graph, path: os.kill(os.getpid(), signal.SIGKILL))
+    with pytest.raises(BuildError, match=r"\(graph.json.gz: the process writing them died, exit code -9\); the previous graph there is kept"):
+        kg.build([SEEDS], out)
+    assert output_digest(out) == clean_digest
+    assert _litter(out) == []
+
+
+def test_faults_store_loader_failing_fails_clearly_and_keeps_graph(
+        tmp_path: Path, seeds_out: Path, clean_digest: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The store is bulk-loaded by a process of its own: its failure (here: it stops reading and
+    exits with a message, as a full disk would make it) is the store's error, with the graph kept."""
+    out = tmp_path / "out"
+    shutil.copytree(seeds_out, out)
+    monkeypatch.setattr("kg.stores.rdf.LOADER", "import sys; sys.stdin.buffer.read(1000); sys.exit('IO error: No space left on device')")
+    with pytest.raises(BuildError, match=rf"could not write the graph into {out} \(store: the store's loader failed \(exit 1\): IO error: No space left on device\); the previous graph there is kept"):
+        kg.build([SEEDS], out)
+    assert output_digest(out) == clean_digest
+    assert _litter(out) == []
+
+
+def test_faults_turtle_export_failing_beside_the_store_fails_clearly_and_keeps_graph(
+        tmp_path: Path, seeds_out: Path, clean_digest: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Turtle is written from a thread while the same statements feed the store's loader: a full
+    disk there is the build's error, not a thread's lost traceback, and the loader does not outlive it."""
+    out = tmp_path / "out"
+    shutil.copytree(seeds_out, out)
+
+    class Full(io.BytesIO):
+        def write(self, data: bytes) -> int:
+            raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("kg.stores.rdf.open_output", lambda path: Full())
+    with pytest.raises(BuildError, match=rf"could not write the graph into {out} \(store: \[Errno 28\] No space left on device\); the previous graph there is kept"):
         kg.build([SEEDS], out)
     assert output_digest(out) == clean_digest
     assert _litter(out) == []

@@ -205,6 +205,24 @@ def test_update_kept_records_are_the_extractions_as_made(seed_abstracts, seeds_o
     assert sum(len(x.entities) for _, x in kept) == kg.open(seeds_out).summary["mentions"]
 
 
+def test_update_records_are_let_go_once_kept_before_the_store_loads(tmp_path: Path, seeds_out: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The records are the largest thing a build holds beside the graph; the store's bulk load is its
+    memory peak, so they must be gone by then (and kept whole on disk)."""
+    from kg.stores import rdf
+
+    records = list(archive.read(seeds_out / archive.FILE_NAME))
+    papers = sorted(a.id for a, _ in records)
+    held_when_store_loads = []
+    write_store = rdf.write_store
+    monkeypatch.setattr(rdf, "write_store", lambda *args, **kwargs: (held_when_store_loads.append(len(records)), write_store(*args, **kwargs))[1])
+    out = tmp_path / "out"
+    kg.api._resolve_and_write(records, archive.read_header(seeds_out / archive.FILE_NAME), out, skipped=[], seconds={}, started=0.0)
+    assert held_when_store_loads == [0]
+    assert [a.id for a, _ in archive.read(out / archive.FILE_NAME)] == papers
+    assert output_digest(out) == output_digest(seeds_out)
+
+
 def test_update_damaged_records_are_refused_with_file_and_line(tmp_path: Path, seeds_out: Path) -> None:
     import gzip
 

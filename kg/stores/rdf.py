@@ -7,9 +7,15 @@ SPARQL parameters are bound with Oxigraph's ``substitutions`` (SEP-0007), never 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-import itertools
 import json
+import os
+import queue
+import subprocess
+import sys
+import tempfile
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from decimal import Decimal
 from functools import lru_cache
@@ -43,13 +49,12 @@ def _predicate(iri: str) -> ox.NamedNode:
 
 def triples(graph: GraphDocument) -> Iterator[ox.Triple]:
     """Every triple of the graph, nodes first, in a deterministic order."""
-    return _statements(graph, ox.Triple)
+    return _statements(graph)
 
 
-def _statements(graph: GraphDocument, make: Callable) -> Iterator:
-    """The graph as ``make(subject, predicate, object)`` statements (triples, or default-graph quads
-    for the store, so a million statements are not built twice).  Terms are made once and reused:
-    building pyoxigraph terms is most of the cost of writing a large graph."""
+def _statements(graph: GraphDocument) -> Iterator[ox.Triple]:
+    """The graph as triples.  Terms are made once and reused: building pyoxigraph terms is most of
+    the cost of writing a large graph."""
     iris: dict[str, ox.NamedNode] = {}
 
     def iri(node_id: str) -> ox.NamedNode:
@@ -64,51 +69,51 @@ def _statements(graph: GraphDocument, make: Callable) -> Iterator:
     generated_by = _predicate(v.PROV + "wasGeneratedBy")
     for node in graph.nodes:
         s = iri(node.id)
-        yield make(s, _TYPE, _predicate(v.class_iri(node.label)))
+        yield ox.Triple(s, _TYPE, _predicate(v.class_iri(node.label)))
         for name, value in node_properties(node).items():
-            yield from _property(make, iri, s, name, value)
+            yield from _property(iri, s, name, value)
     for edge in graph.edges:
         s, o = iri(edge.source), iri(edge.target)
-        yield make(s, _predicate(v.edge_predicate(edge.type)), o)
+        yield ox.Triple(s, _predicate(v.edge_predicate(edge.type)), o)
         q = ox.NamedNode(v.edge_iri(edge.key))
-        yield make(q, _TYPE, _EDGE)
-        yield make(q, kg_["source"], s)
-        yield make(q, kg_["target"], o)
-        yield make(q, kg_["edgeType"], ox.Literal(edge.type))
-        yield make(q, kg_["support"], ox.Literal(edge.support))
+        yield ox.Triple(q, _TYPE, _EDGE)
+        yield ox.Triple(q, kg_["source"], s)
+        yield ox.Triple(q, kg_["target"], o)
+        yield ox.Triple(q, kg_["edgeType"], ox.Literal(edge.type))
+        yield ox.Triple(q, kg_["support"], ox.Literal(edge.support))
         for paper in edge.papers:
-            yield make(q, kg_["supportedBy"], iri(paper))
+            yield ox.Triple(q, kg_["supportedBy"], iri(paper))
         for name, value in edge_properties(edge).items():
             # other list properties are the evidence lists, written below as one resource per evidence
             if name not in _SKIP_EDGE_PROPS and (not isinstance(value, list) or name in EDGE_AGGREGATE_PROPERTIES):
-                yield from _property(make, iri, q, name, value)
+                yield from _property(iri, q, name, value)
         for i, ev in enumerate(edge.evidence):
             e = ox.NamedNode(f"{q.value}/ev/{i}")
-            yield make(q, kg_["evidence"], e)
-            yield make(e, _TYPE, _PROV_ENTITY)
-            yield make(e, kg_["paper"], iri(ev.paper))
-            yield make(e, kg_["sentenceStart"], ox.Literal(ev.sentence_start))
-            yield make(e, kg_["sentenceEnd"], ox.Literal(ev.sentence_end))
-            yield make(e, kg_["start"], ox.Literal(ev.start))
-            yield make(e, kg_["end"], ox.Literal(ev.end))
-            yield make(e, generated_by, ox.Literal(ev.rule))
-            yield make(e, kg_["confidence"], ox.Literal(ev.confidence))
+            yield ox.Triple(q, kg_["evidence"], e)
+            yield ox.Triple(e, _TYPE, _PROV_ENTITY)
+            yield ox.Triple(e, kg_["paper"], iri(ev.paper))
+            yield ox.Triple(e, kg_["sentenceStart"], ox.Literal(ev.sentence_start))
+            yield ox.Triple(e, kg_["sentenceEnd"], ox.Literal(ev.sentence_end))
+            yield ox.Triple(e, kg_["start"], ox.Literal(ev.start))
+            yield ox.Triple(e, kg_["end"], ox.Literal(ev.end))
+            yield ox.Triple(e, generated_by, ox.Literal(ev.rule))
+            yield ox.Triple(e, kg_["confidence"], ox.Literal(ev.confidence))
 
 
-def _with_aggregates(aggregated: Aggregated, make: Callable) -> Iterator:
+def _with_aggregates(aggregated: Aggregated) -> Iterator[ox.Triple]:
     """The statements of the graph with its aggregates, then the look-up keys of names, the ranked
     ``kg:Addressing`` resources that ``methods_for_problem`` and ``problems_for_method`` read and the
     ``kg:CoOccurrence`` ones that ``co_occurring`` reads (``kg.schema.aggregates``)."""
-    yield from _statements(aggregated.graph, make)
+    yield from _statements(aggregated.graph)
     name_key, name_fragment = _predicate(v.KG + "nameKey"), _predicate(v.KG + "nameFragment")
     for node in aggregated.graph.nodes:
         s = _node(node.id)
         for key in sorted(name_keys(node)):
-            yield make(s, name_key, ox.Literal(key))
+            yield ox.Triple(s, name_key, ox.Literal(key))
         for fragment in sorted(name_fragments(node.name)):
-            yield make(s, name_fragment, ox.Literal(f"{node.label}{SEPARATOR}{fragment}"))
+            yield ox.Triple(s, name_fragment, ox.Literal(f"{node.label}{SEPARATOR}{fragment}"))
     for a in aggregated.addressings:
-        yield from _row(make, "Addressing", (a.problem, a.method), (
+        yield from _row("Addressing", (a.problem, a.method), (
             ("problem", _node(a.problem)), ("method", _node(a.method)), ("support", ox.Literal(len(a.papers))),
             ("paperIds", ox.Literal(SEPARATOR.join(a.papers))), ("methodRank", ox.Literal(a.method_rank)),
             ("methodBand", ox.Literal(f"{a.problem}{SEPARATOR}{band(a.method_rank)}")),
@@ -117,7 +122,7 @@ def _with_aggregates(aggregated: Aggregated, make: Callable) -> Iterator:
         ))
     for c in aggregated.co_occurrences:
         bands = ((label, rank) for label, rank in ((ANY_LABEL, c.rank), (c.label, c.label_rank)) if rank is not None)
-        yield from _row(make, "CoOccurrence", (c.entity, c.other), (
+        yield from _row("CoOccurrence", (c.entity, c.other), (
             ("entity", _node(c.entity)), ("other", _node(c.other)), ("support", ox.Literal(c.abstracts)),
             *(("coOccurrenceBand", ox.Literal(f"{c.entity}{SEPARATOR}{label}{SEPARATOR}{band(rank)}")) for label, rank in bands),
         ))
@@ -127,56 +132,140 @@ def _node(node_id: str) -> ox.NamedNode:
     return ox.NamedNode(v.node_iri(node_id))
 
 
-def _row(make: Callable, cls: str, joins: tuple[str, ...], values: Iterable[tuple[str, Any]]) -> Iterator:
+def _row(cls: str, joins: tuple[str, ...], values: Iterable[tuple[str, Any]]) -> Iterator:
     """A build-time row resource of class ``kg:<cls>`` (named by a hash of the ids it joins) and its values."""
     s = ox.NamedNode(f"{v.ID}{cls.lower()}/" + hashlib.sha1("|".join(joins).encode()).hexdigest())
-    yield make(s, _TYPE, _predicate(v.KG + cls))
+    yield ox.Triple(s, _TYPE, _predicate(v.KG + cls))
     for name, term in values:
-        yield make(s, _predicate(v.KG + name), term)
+        yield ox.Triple(s, _predicate(v.KG + name), term)
 
 
-def _property(make: Callable, iri: Callable, s: ox.NamedNode, name: str, value: Any) -> Iterator:
+def _property(iri: Callable, s: ox.NamedNode, name: str, value: Any) -> Iterator:
     p = _predicate(v.property_iri(name))
     values = value if isinstance(value, list) else [value]
     for item in values:
         if item is None or item == "":
             continue
         if name in v.REFERENCE_PROPERTIES or (name == "paper" and isinstance(item, str) and item.startswith("paper:")):
-            yield make(s, p, iri(item))
+            yield ox.Triple(s, p, iri(item))
         elif name in v.IRI_PROPERTIES:
-            yield make(s, p, ox.NamedNode(item))
+            yield ox.Triple(s, p, ox.NamedNode(item))
         elif name in v.DECIMAL_PROPERTIES:
-            yield make(s, p, ox.Literal(format(Decimal(repr(float(item))).normalize(), "f"), datatype=_DECIMAL))
+            yield ox.Triple(s, p, ox.Literal(format(Decimal(repr(float(item))).normalize(), "f"), datatype=_DECIMAL))
         else:
-            yield make(s, p, ox.Literal(item))
+            yield ox.Triple(s, p, ox.Literal(item))
 
 
-def write_store(aggregated: Aggregated, path: Path) -> int:
-    """Create the on-disk store at ``path`` (which must not exist), bulk-load the graph with the
+def write_store(aggregated: Aggregated, path: Path, turtle: Path | None = None) -> int:
+    """Create the on-disk store at ``path`` (which must not exist) holding the graph with the
     aggregates canned queries look up (``kg.schema.aggregates``), and compact it: a bulk load leaves
-    overlapping files that make each index look-up of a canned query several times slower."""
-    store = ox.Store(str(path))
-    store.bulk_extend(itertools.chain(_with_aggregates(aggregated, ox.Quad), _neighbourhoods(aggregated)))
-    store.flush()
-    store.optimize()
-    count = len(store)
-    del store
-    return count
+    overlapping files that make each index look-up of a canned query several times slower.  With
+    ``turtle``, the same pass writes the Turtle export there: the project's prefixes, the graph's
+    order, everything but the neighbourhoods (``_neighbourhoods``), gzip'd for a ``.gz`` name.
+
+    The statements are made once, serialised as Turtle and streamed to a loader process
+    (:data:`LOADER`) that parses them back and bulk-loads them.  Oxigraph's bulk loader buffers about
+    a million statements per thread (~1.4 GB on the ICLR 2026 graph); in its own process they no
+    longer sit on top of the graph, which was a build's peak of memory, and the Python side makes
+    each statement once for both outputs instead of once each.  Returns the statements stored.
+    """
+    with tempfile.TemporaryFile() as errors:
+        loader = subprocess.Popen([sys.executable, "-c", LOADER, str(path), str(os.getpid())],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors)
+        try:
+            with contextlib.ExitStack() as outputs:
+                export = outputs.enter_context(open_output(turtle)) if turtle is not None else None
+                feed = loader.stdin
+                assert feed is not None
+                try:
+                    with feed:
+                        if export is None:
+                            ox.serialize(_with_aggregates(aggregated), feed, ox.RdfFormat.TURTLE, prefixes=v.PREFIXES)
+                        else:
+                            both = _Tee(feed, export)
+                            try:
+                                ox.serialize(_with_aggregates(aggregated), both, ox.RdfFormat.TURTLE, prefixes=v.PREFIXES)
+                            finally:
+                                both.close()
+                        ox.serialize(_neighbourhoods(aggregated), feed, ox.RdfFormat.TURTLE, prefixes=v.PREFIXES)
+                except BrokenPipeError:  # the loader died: its exit status and message say why
+                    pass
+            assert loader.stdout is not None
+            stored = loader.stdout.read()
+            loader.wait()
+        finally:
+            if loader.poll() is None:
+                loader.kill()
+                loader.wait()
+        if loader.returncode != 0:
+            errors.seek(0)
+            said = (errors.read().decode("utf-8", "replace").strip().splitlines() or [""])[-1]  # a traceback's last line
+            raise OSError(f"the store's loader failed (exit {loader.returncode}){': ' + said if said else ''}")
+    return int(stored)
 
 
-def _neighbourhoods(aggregated: Aggregated) -> Iterator[ox.Quad]:
+LOADER = """
+import ctypes, os, sys
+if sys.platform.startswith("linux"):
+    ctypes.CDLL(None).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL: it dies with the build
+if os.getppid() != int(sys.argv[2]):
+    sys.exit("the build that started the store's loader is gone")
+import pyoxigraph as ox
+store = ox.Store(sys.argv[1])
+store.bulk_load(sys.stdin.buffer, ox.RdfFormat.TURTLE, lenient=True)
+store.flush()
+store.optimize()
+print(len(store))
+"""
+"""The store's loader (``python -c LOADER STORE PARENT_PID``): Turtle on standard input, bulk-loaded
+and compacted, the number of statements on standard output.  Only ``pyoxigraph`` is imported, so
+its memory is the loader's buffers and little else."""
+
+
+class _Tee:
+    """A binary stream into the loader's pipe and the Turtle export: the pipe written here, the export
+    from a thread, where gzip's compression (which releases the GIL) runs while the statements are
+    still being made.  ``close`` waits for the thread and raises its error (a full disk) here."""
+
+    def __init__(self, feed: BinaryIO, export: BinaryIO) -> None:
+        self.feed = feed
+        self.chunks: queue.Queue[bytes | None] = queue.Queue(maxsize=1024)
+        self.error: OSError | None = None
+        self.thread = threading.Thread(target=self._drain, args=(export,), daemon=True)
+        self.thread.start()
+
+    def _drain(self, export: BinaryIO) -> None:
+        while (chunk := self.chunks.get()) is not None:
+            if self.error is None:
+                try:
+                    export.write(chunk)
+                except OSError as exc:
+                    self.error = exc
+
+    def write(self, data: bytes) -> int:
+        if self.error is not None:
+            raise self.error
+        self.chunks.put(bytes(data))
+        self.feed.write(data)
+        return len(data)
+
+    def flush(self) -> None:
+        self.feed.flush()
+
+    def close(self) -> None:
+        self.chunks.put(None)
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+
+
+def _neighbourhoods(aggregated: Aggregated) -> Iterator[ox.Triple]:
     """One ``kg:neighbourhood`` JSON literal per busy node (``kg.schema.aggregates.Neighbourhood``):
     an index of the store for ``kg serve``'s cards, left out of ``graph.ttl.gz``."""
     p = _predicate(v.KG + "neighbourhood")
     for n in aggregated.neighbourhoods:
         packed = {key: [count, [list(end) for end in ends]] for key, (count, ends) in n.groups.items()}
-        yield ox.Quad(_node(n.node), p, ox.Literal(json.dumps(packed, separators=(",", ":"))))
-
-
-def write_turtle(aggregated: Aggregated, path: Path) -> None:
-    """Turtle with the project's prefixes, for people and other tools, in the graph's order."""
-    with open_output(path) as fh:
-        ox.serialize(_with_aggregates(aggregated, ox.Triple), fh, ox.RdfFormat.TURTLE, prefixes=v.PREFIXES)
+        yield ox.Triple(_node(n.node), p, ox.Literal(json.dumps(packed, separators=(",", ":"))))
 
 
 def open_store(path: Path) -> ox.Store:

@@ -161,3 +161,25 @@ def test_node_link_back_into_a_store_gives_the_same_statements(seeds_out: Path, 
     rdf.write_store(aggregate(nx_sink.read_node_link(seeds_out / "graph.json.gz")), again)
     original = {str(q) for q in rdf.open_store(seeds_out / "store")}
     assert {str(q) for q in rdf.open_store(again)} == original and len(original) > 5000
+
+
+@pytest.mark.issue(19)
+def test_store_holds_exactly_the_statements_made_and_turtle_all_but_the_neighbourhoods(seeds_out: Path, tmp_path: Path) -> None:
+    """The store is loaded from Turtle streamed to a loader process: it must hold the very terms made
+    here (datatypes, lexical forms of decimals, the neighbourhoods' JSON), and the Turtle written by
+    the same pass everything but the neighbourhoods."""
+    from dataclasses import replace
+
+    from kg.api import aggregate
+    from kg.schema.aggregates import neighbourhoods
+
+    document = nx_sink.read_node_link(seeds_out / "graph.json.gz")
+    aggregated = replace(aggregate(document), neighbourhoods=tuple(neighbourhoods(document, min_edges=1)))
+    count = rdf.write_store(aggregated, tmp_path / "store", turtle=tmp_path / "graph.ttl.gz")
+    made = {str(t) for t in rdf._with_aggregates(aggregated)}
+    packed = {str(t) for t in rdf._neighbourhoods(aggregated)}
+    stored = {str(ox.Triple(q.subject, q.predicate, q.object)) for q in rdf.open_store(tmp_path / "store")}
+    assert len(packed) > 100 and any("^^<http://www.w3.org/2001/XMLSchema#decimal>" in t for t in made)
+    assert stored == made | packed and count == len(stored)
+    with gzip.open(tmp_path / "graph.ttl.gz") as turtle:
+        assert {str(t) for t in ox.parse(turtle, ox.RdfFormat.TURTLE)} == made
