@@ -288,7 +288,7 @@ def write_outputs(graph: GraphDocument, summary: dict[str, Any], out: Path, *, s
     ``records`` (the archive header and every paper's abstract and extraction) are kept as
     ``extractions.jsonl.gz``, which ``kg add`` and ``kg remove`` need; a graph made otherwise has none.
     They are written first and the list is then emptied, so that a caller holding nothing else of
-    them gets their memory back before the store's bulk load, whose buffers are the build's peak.
+    them gets their memory back before the store and Turtle pass.
     """
     from kg.stores import rdf
     from kg.stores import nx as nx_sink
@@ -328,7 +328,7 @@ def write_outputs(graph: GraphDocument, summary: dict[str, Any], out: Path, *, s
 
 def _keep_records(path: Path, meta: dict[str, Any], records: list[archive.Record]) -> None:
     """Keep the records, then let them go: on the ICLR 2026 corpus they hold ~0.4 GB that the
-    store's bulk load (+1.4 GB of buffers) would otherwise add to."""
+    rest of the writing does not need."""
     archive.write(path, meta, records)
     records.clear()
 
@@ -366,8 +366,8 @@ def _write_lanes(tmp: Path, writers: Sequence[tuple[str, Callable[[Path], Any]]]
     """Run ``writers`` here and, at the same time, ``beside`` in a forked child (one lane where the
     platform cannot fork): the store and Turtle writer's statements are made by single-threaded
     Python (its loader process parses and indexes them meanwhile), as is the node-link JSON, so the
-    lanes overlap.  The child shares the graph
-    copy-on-write and returns its seconds, or its error, which is raised here as the writer's own."""
+    lanes overlap.  The child shares the graph copy-on-write and returns its seconds, or its error,
+    which is raised here as the writer's own."""
     if "fork" not in multiprocessing.get_all_start_methods():
         return _write_lane(tmp, [*writers, *beside])
     context = multiprocessing.get_context("fork")

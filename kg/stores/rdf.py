@@ -173,23 +173,14 @@ def write_store(aggregated: Aggregated, path: Path, turtle: Path | None = None) 
         loader = subprocess.Popen([sys.executable, "-c", LOADER, str(path), str(os.getpid())],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors)
         try:
-            with contextlib.ExitStack() as outputs:
-                export = outputs.enter_context(open_output(turtle)) if turtle is not None else None
-                feed = loader.stdin
-                assert feed is not None
-                try:
-                    with feed:
-                        if export is None:
-                            ox.serialize(_with_aggregates(aggregated), feed, ox.RdfFormat.TURTLE, prefixes=v.PREFIXES)
-                        else:
-                            both = _Tee(feed, export)
-                            try:
-                                ox.serialize(_with_aggregates(aggregated), both, ox.RdfFormat.TURTLE, prefixes=v.PREFIXES)
-                            finally:
-                                both.close()
-                        ox.serialize(_neighbourhoods(aggregated), feed, ox.RdfFormat.TURTLE, prefixes=v.PREFIXES)
-                except BrokenPipeError:  # the loader died: its exit status and message say why
-                    pass
+            try:
+                with contextlib.ExitStack() as stack:  # closed in reverse: the Turtle's thread, the export, the pipe
+                    feed = stack.enter_context(loader.stdin)  # type: ignore[arg-type]
+                    statements = feed if turtle is None else stack.enter_context(_Tee(feed, stack.enter_context(open_output(turtle))))
+                    ox.serialize(_with_aggregates(aggregated), statements, ox.RdfFormat.TURTLE, prefixes=v.PREFIXES)
+                    ox.serialize(_neighbourhoods(aggregated), feed, ox.RdfFormat.TURTLE, prefixes=v.PREFIXES)
+            except BrokenPipeError:  # the loader died: its exit status and message say why
+                pass
             assert loader.stdout is not None
             stored = loader.stdout.read()
             loader.wait()
@@ -225,7 +216,7 @@ its memory is the loader's buffers and little else."""
 class _Tee:
     """A binary stream into the loader's pipe and the Turtle export: the pipe written here, the export
     from a thread, where gzip's compression (which releases the GIL) runs while the statements are
-    still being made.  ``close`` waits for the thread and raises its error (a full disk) here."""
+    still being made.  Leaving it waits for the thread and raises its error (a full disk) here."""
 
     def __init__(self, feed: BinaryIO, export: BinaryIO) -> None:
         self.feed = feed
@@ -252,7 +243,11 @@ class _Tee:
     def flush(self) -> None:
         self.feed.flush()
 
-    def close(self) -> None:
+    def __enter__(self) -> _Tee:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """Wait for the export's thread and raise its error here."""
         self.chunks.put(None)
         self.thread.join()
         if self.error is not None:
