@@ -137,13 +137,13 @@ def test_cli_missing_model_file_is_named_not_blamed_on_spacy(tmp_path: Path, mon
     broken = tmp_path / "model"
     broken.mkdir()
     for part in model_path().iterdir():
-        if part.name != "roles.json":
+        if part.name != "roles.json.gz":
             (broken / part.name).symlink_to(part)
     monkeypatch.setitem(pipeline.EXTRACTORS, "broken.v1", lambda model: pipeline._indomain_pipeline(model, broken))
     result = CliRunner().invoke(cli, ["build", str(SEEDS), "-o", str(tmp_path / "o"), "--extractor", "broken.v1"])
     assert result.exit_code == 1
     assert "cannot load the broken.v1 extractor's model files" in result.output
-    assert str(broken / "roles.json") in result.output and "kg train indomain" in result.output
+    assert str(broken / "roles.json.gz") in result.output and "kg train indomain" in result.output
     assert "spaCy pipeline" not in result.output
 
 

@@ -2,7 +2,7 @@
 
 ``kg/models/indomain`` holds a spaCy encoder and ``ner`` trained on ML abstracts annotated here in
 the graph's own schema (``kg train indomain``), plus two small JSON models: the
-mention confidence (``mentions.json``) and the paper roles (``roles.json``, ``kg.extractors.roles``).
+mention confidence (``mentions.json``) and the paper roles (``roles.json.gz``, ``kg.extractors.roles``).
 The recogniser is sourced into the English pipeline beside the parser; ``kg_entities`` turns its
 spans into mentions: markup trimmed, acronyms tied to their long forms (in the text, or in a title
 such as "DeMo: Decoupled Momentum Optimization"), every repeat of a name the recogniser found once

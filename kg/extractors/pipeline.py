@@ -84,7 +84,7 @@ def _indomain_pipeline(model: str, path=None) -> Language:
     nlp.add_pipe("kg_tagger", config={"path": str(path)})
     nlp.add_pipe("kg_abbreviations")
     nlp.add_pipe("kg_entities", config={"confidence": str(path / "mentions.json")})
-    nlp.add_pipe("kg_roles", config={"path": str(path / "roles.json")})
+    nlp.add_pipe("kg_roles", config={"path": str(path / "roles.json.gz")})
     nlp.add_pipe("kg_results", config={"names": str(path / "result_names.json"), "detector": str(path / "result_detector.json")})
     nlp.add_pipe("kg_bounds")
     return nlp

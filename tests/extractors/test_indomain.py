@@ -10,7 +10,7 @@ import spacy
 
 from kg.extractors.indomain import EntityMentions, model_path
 from kg.extractors.pipeline import extract, load_pipeline
-from kg.extractors.roles import ROLE_LABELS, Entity, LinearHeads, RoleClassifier, features, sentences
+from kg.extractors.roles import ROLE_LABELS, Entity, LinearHeads, RoleClassifier, RoleHeads, features, sentences
 from kg.extractors.text import clean_for_nlp
 from kg.records import Abstract, Mention
 from kg.training import indomain as T
@@ -54,18 +54,35 @@ def test_shipped_model_is_small() -> None:
     assert size <= 50 * 2**20
 
 
+def test_names_are_counted_in_the_unlabelled_corpus_as_whole_words() -> None:
+    """Counted as a plain word search would count them, over the abstracts the vectors learn from."""
+    from kg.extractors.roles import name_key
+    from kg.training.annotations import corpus
+    from kg.training.vectors import held_out_ids
+
+    text = "We train FooNetPlus with reinforcement learning on ImageNet."
+    doc = {"abstract": text, "entities": [{"start": text.index(n), "end": text.index(n) + len(n)}
+                                          for n in ("FooNetPlus", "reinforcement learning", "ImageNet")]}
+    counts = T.abstracts_per_name([doc], limit=2000)
+    held_out = held_out_ids()
+    read = [r for r in sorted(corpus().values(), key=lambda r: r.id) if r.id not in held_out][:2000]
+    for name in ("reinforcement learning", "imagenet"):
+        assert counts[name] == sum(f" {name} " in f" {name_key(r.title + ' ' + r.abstract)} " for r in read) > 20
+    assert set(counts) == {"reinforcement learning", "imagenet"}
+
+
 def test_training_runs_end_to_end_on_a_tiny_subset(tmp_path: Path) -> None:
     out = tmp_path / "model"
     record = T.train(out, limit=6, work_dir=tmp_path / "work", vectors=None,
                      overrides={"training.max_steps": 4, "training.eval_frequency": 2})
     assert record["train_abstracts"] == 6 and record["dev"]["abstracts"] == 6
-    assert {p.name for p in out.iterdir()} >= {"ner", "tok2vec", "mentions.json", "roles.json", "result_names.json", "scores.json",
+    assert {p.name for p in out.iterdir()} >= {"ner", "tok2vec", "mentions.json", "roles.json.gz", "result_names.json", "scores.json",
                                                "result_detector.json", "tagger.onnx", "tagger-pieces.json", "tagger.json"}
     thresholds = json.loads((out / "tagger.json").read_text())["thresholds"]
     assert set(thresholds) == {"relabel", "add"} and set(thresholds.values()) <= set(GRID)
     assert record["tagger"]["dev_f1"] >= record["tagger"]["dev_f1_recogniser_alone"]
     assert record["tagger"]["epochs"] == 1  # a smoke run fine-tunes the tagger once over its six abstracts
-    heads = LinearHeads.from_disk(out / "roles.json")
+    heads = RoleHeads.from_disk(out / "roles.json.gz")
     assert set(heads.thresholds) == set(ROLE_LABELS)
     [x] = T._predict(out, [{"id": "x", "abstract": "We propose FooNet for image classification on ImageNet."}])
     assert x.abstract_id == "x"  # a model this small finds little; it must run and return a record
@@ -136,8 +153,8 @@ def test_an_entity_is_proposed_or_used_never_both() -> None:
     doc._.kg_mentions = (Mention(11, 17, "FooNet", "Model", "foonet", 0, 18, "t", 1.0),
                          Mention(28, 34, "BarNet", "Model", "barnet", 19, 35, "t", 1.0))
     others = {role: -9.0 for role in ROLE_LABELS if role not in ("proposes", "uses")}
-    heads = LinearHeads({role: {"rank=0|Model": 3.0} if role == "proposes" else {} for role in ROLE_LABELS},
-                        {"proposes": 0.0, "uses": 1.0, **others}, dict.fromkeys(ROLE_LABELS, 0.5))
+    heads = RoleHeads({role: {"rank=0|Model": 3.0} if role == "proposes" else {} for role in ROLE_LABELS},
+                      {"proposes": 0.0, "uses": 1.0, **others}, dict.fromkeys(ROLE_LABELS, 0.5))
     found = RoleClassifier(heads)(doc)._.kg_relations
     assert sorted((r.label, r.head, r.tail) for r in found) == [("PROPOSES", None, 0), ("USES", 0, 1)]
 
@@ -150,8 +167,8 @@ def test_without_a_proposed_entity_the_likeliest_own_method_heads_the_other_role
     mentions = (Mention(12, 17, "GPT-4", "Model", "GPT-4", 0, 36, "t", 1.0),
                 Mention(22, 27, "Llama", "Model", "llama", 0, 36, "t", 1.0),
                 Mention(31, 35, "MMLU", "Dataset", "MMLU", 0, 36, "t", 1.0))
-    heads = LinearHeads({role: {"rank=0|Model": 1.0} if role == "proposes" else {} for role in ROLE_LABELS},
-                        {role: 2.0 if role == "evaluated_on" else -2.0 for role in ROLE_LABELS}, dict.fromkeys(ROLE_LABELS, 0.5))
+    heads = RoleHeads({role: {"rank=0|Model": 1.0} if role == "proposes" else {} for role in ROLE_LABELS},
+                      {role: 2.0 if role == "evaluated_on" else -2.0 for role in ROLE_LABELS}, dict.fromkeys(ROLE_LABELS, 0.5))
     doc = nlp(text)
     doc._.kg_mentions = mentions
     found = RoleClassifier(heads)(doc)._.kg_relations
@@ -171,9 +188,9 @@ def test_a_benchmark_the_paper_introduces_and_evaluates_on_is_both() -> None:
                          Mention(33, 38, "GPT-4", "Model", "GPT-4", 0, 49, "t", 1.0),
                          Mention(42, 48, "XBench", "Dataset", "XBench", 0, 49, "t", 1.0))
     proposes = {"rank=0|Dataset": 4.0, "rank=0|Model": 1.0}
-    heads = LinearHeads({role: proposes if role == "proposes" else {} for role in ROLE_LABELS},
-                        {role: {"proposes": -2.0, "evaluated_on": 2.0}.get(role, -9.0) for role in ROLE_LABELS},
-                        dict.fromkeys(ROLE_LABELS, 0.5))
+    heads = RoleHeads({role: proposes if role == "proposes" else {} for role in ROLE_LABELS},
+                      {role: {"proposes": -2.0, "evaluated_on": 2.0}.get(role, -9.0) for role in ROLE_LABELS},
+                      dict.fromkeys(ROLE_LABELS, 0.5))
     found = RoleClassifier(heads)(doc)._.kg_relations
     assert sorted((r.label, r.head, r.tail) for r in found) == [("EVALUATED_ON", 1, 0), ("PROPOSES", None, 0)]
 
@@ -187,9 +204,12 @@ def test_role_features_read_cues_title_and_position() -> None:
     text = "We propose FooNet. FooNet beats BarNet on ImageNet."
     foo = Entity("foonet", "Model", ((11, 17), (19, 25)))
     bar = Entity("barnet", "Model", ((32, 38),))
-    f = features(text, "FooNet: fast nets", foo, [foo, bar])
-    assert {"in_title|Model", "title_starts|Model", "b1:propose|Model", "rank=0|Model", "before_outperform|Model"} <= set(f)
-    assert "after_outperform|Model" in features(text, "", bar, [foo, bar])
+    seen = {"barnet": 40}
+    f = features(text, "FooNet: fast nets", foo, [foo, bar], seen)
+    assert {"in_title|Model", "title_starts|Model", "b1:propose|Model", "rank=0|Model", "before_outperform|Model",
+            "n:foonet|Model", "seen=0|Model"} <= set(f)
+    g = features(text, "", bar, [foo, bar], seen)
+    assert {"after_outperform|Model", "seen=5|Model"} <= set(g)
     assert sentences(text) == [(0, 18), (19, len(text))]
 
 
@@ -198,6 +218,23 @@ def test_linear_heads_sum_weights_of_present_features(tmp_path: Path) -> None:
     assert heads.probability("proposes", ["a"]) == pytest.approx(1 / (1 + 2.718281828 ** -1.0))
     heads.to_disk(tmp_path / "h.json")
     assert LinearHeads.from_disk(tmp_path / "h.json").probability("proposes", ["a", "b", "c"]) == pytest.approx(0.5)
+
+
+def test_role_heads_keep_their_name_counts_gzipped(tmp_path: Path) -> None:
+    heads = RoleHeads({"proposes": {"seen=5|Model": -2.0}}, {"proposes": 0.0}, {"proposes": 0.5}, seen={"barnet": 40})
+    heads.to_disk(tmp_path / "roles.json.gz")
+    again = RoleHeads.from_disk(tmp_path / "roles.json.gz")
+    assert again.seen == {"barnet": 40} and again.weights == heads.weights
+    assert (tmp_path / "roles.json.gz").read_bytes()[:2] == b"\x1f\x8b"
+    heads.to_disk(tmp_path / "again.json.gz")  # no time stamp: the same heads, the same bytes
+    assert (tmp_path / "again.json.gz").read_bytes() == (tmp_path / "roles.json.gz").read_bytes()
+
+
+def test_shipped_role_heads_count_common_names_and_not_new_ones() -> None:
+    """The shipped count says a name everybody uses is common and a paper's coined name is not."""
+    seen = RoleHeads.from_disk(MODEL / "roles.json.gz").seen
+    assert seen["imagenet"] > 100 and seen["reinforcement learning"] > 500
+    assert "foonetplus" not in seen and min(seen.values()) >= 2
 
 
 def test_entity_component_without_a_recogniser_marks_nothing() -> None:
