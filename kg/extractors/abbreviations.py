@@ -1,9 +1,12 @@
-"""Abbreviation pairs ("Equilibrium Propagation (EP)") as a spaCy component.
+"""Abbreviation pairs ("Equilibrium Propagation (EP)", "SALT (Static-teacher Asymmetric Latent
+Training)") as a spaCy component.
 
 Schwartz & Hearst (2003): for a parenthesised short form, the long form is the shortest run of
 preceding words in which the short form's characters appear in order, the first one starting a
-word.  Pairs become aliases of one entity, and a bare short form elsewhere in the abstract
-resolves to the same entity.
+word.  ML abstracts as often name a method first and spell it out after, in parentheses; then the
+whole parenthesis is the long form, and it must start with the short form's first letter.  Pairs
+become aliases of one entity, and a bare short form elsewhere in the abstract resolves to the same
+entity.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ _PAREN = re.compile(r"\(([^()]{1,16})\)")
 _CLOSING = "'\"’”`,"
 """Characters a long form does not end with: a possessive apostrophe or closing quote before the parenthesis."""
 _SHORT = re.compile(r"^[A-Za-z][\w\-+./]*[A-Za-z0-9+]s?$|^[A-Z]$")
+_SPELLED_AFTER = re.compile(r"(?<![\w\-+./])([A-Za-z][\w\-+./]*[A-Za-z0-9+]) ?\(([^()]{5,150})\)")
+"""A short form with its long form after it in parentheses: "SALT (Static-teacher Asymmetric Latent Training)"."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +43,8 @@ def find_abbreviations(text: str) -> list[Abbreviation]:
     Example:
         >>> [(a.long, a.short) for a in find_abbreviations("We study Kolmogorov-Arnold Networks (KANs) here.")]
         [('Kolmogorov-Arnold Networks', 'KANs')]
+        >>> [(a.long, a.short) for a in find_abbreviations("We call it SALT (Static-teacher Asymmetric Latent Training).")]
+        [('Static-teacher Asymmetric Latent Training', 'SALT')]
     """
     pairs = []
     for match in _PAREN.finditer(text):
@@ -49,7 +56,35 @@ def find_abbreviations(text: str) -> list[Abbreviation]:
         if found:
             ls, le = found
             pairs.append(Abbreviation(ls, le, start, start + len(short), text[ls:le], short))
-    return pairs
+    shorts = {(a.short_start, a.short_end) for a in pairs}
+    for match in _SPELLED_AFTER.finditer(text):
+        short, (ls, le) = match.group(1), _stripped(text, *match.span(2))
+        if (match.start(1), match.end(1)) not in shorts and _is_short_form(short) and _spells(short, text[ls:le]):
+            pairs.append(Abbreviation(ls, le, match.start(1), match.end(1), text[ls:le], short))
+    return sorted(pairs, key=lambda a: min(a.long_start, a.short_start))
+
+
+def _stripped(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and not text[start].isalnum():
+        start += 1
+    while end > start and not (text[end - 1].isalnum() or text[end - 1] in ")+"):
+        end -= 1
+    return start, end
+
+
+def _spells(short: str, long: str) -> bool:
+    """Whether a long form written after its short form spells it: the short form's characters in
+    order, the first starting the long form, no more words than it could take, and no clause
+    (a comma or semicolon: "GPT-4 (OpenAI, 2023)").
+
+        >>> _spells("SALT", "Static-teacher Asymmetric Latent Training"), _spells("MMLU", "Hendrycks et al. 2021")
+        (True, False)
+    """
+    letters = [c.lower() for c in short.rstrip("s") if c.isalnum()] or [c.lower() for c in short if c.isalnum()]
+    words = long.split()
+    return (bool(long) and long[0].lower() == letters[0] and not re.search(r"[,;:]", long)
+            and 2 <= len(re.findall(r"[^\s\-]+", long)) and len(words) <= min(len(letters) + 5, len(letters) * 2)
+            and _matches(letters, long))
 
 
 _TITLE = re.compile(r"^\s*([^\s:]{2,16})\s*:\s*(.+)$")

@@ -118,6 +118,15 @@ def test_acronym_and_long_form_are_one_entity_and_every_repeat_is_marked(nlp) ->
     assert all(text[m.start:m.end] == m.text for m in x.entities)
 
 
+def test_a_name_spelled_out_after_it_in_parentheses_is_one_entity(nlp) -> None:
+    text = ("We introduce SALT (Static-teacher Asymmetric Latent Training), a recipe for video encoders. "
+            "SALT trains faster than V-JEPA.")
+    x = _mentions(nlp, text)
+    salt = [m for m in x.entities if m.text in ("SALT", "Static-teacher Asymmetric Latent Training")]
+    assert [m.text for m in salt] == ["SALT", "Static-teacher Asymmetric Latent Training", "SALT"]
+    assert {m.canonical for m in salt} == {"static teacher asymmetric latent training"} and len({m.label for m in salt}) == 1
+
+
 def test_a_long_form_with_its_acronym_letters_in_bold_is_one_whole_name(nlp) -> None:
     """Papers bold the letters of their acronym inside the words ("**Re**current"); the NLP sees that
     markup blanked, which splits the words, so the spans are grown back over it."""

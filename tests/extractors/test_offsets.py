@@ -76,6 +76,13 @@ def test_offsets_exact_on_every_seed(seed_abstracts) -> None:
         ("the second-order stationary point (SOSP) of it", [("second-order stationary point", "SOSP")]),
         ("results (see Table 2) and (p < 0.05)", []),
         ("can enhance large language models’ (LLMs) reasoning", [("large language models", "LLMs")]),
+        # spelled out after the name, as ML abstracts often do; a citation or a note in parentheses is not a long form
+        ("we introduce SAISA (Self-Attention Input Space Alignment), a novel", [("Self-Attention Input Space Alignment", "SAISA")]),
+        ("we propose ODConNet(OD Pairs based Conditional Travel Time Inference Network).",
+         [("OD Pairs based Conditional Travel Time Inference Network", "ODConNet")]),
+        ("GPT-4 (OpenAI, 2023), MMLU (Hendrycks et al.) and ImageNet (ILSVRC 2012)", []),
+        ("RoPE (rotary position embedding) in Equilibrium Propagation (EP)",
+         [("rotary position embedding", "RoPE"), ("Equilibrium Propagation", "EP")]),
     ],
 )
 def test_offsets_abbreviation_pairs(text: str, pairs: list[tuple[str, str]]) -> None:
