@@ -80,10 +80,9 @@ def _spells(short: str, long: str) -> bool:
         >>> _spells("SALT", "Static-teacher Asymmetric Latent Training"), _spells("MMLU", "Hendrycks et al. 2021")
         (True, False)
     """
-    letters = [c.lower() for c in short.rstrip("s") if c.isalnum()] or [c.lower() for c in short if c.isalnum()]
-    words = long.split()
+    letters = _letters(short)
     return (bool(long) and long[0].lower() == letters[0] and not re.search(r"[,;:]", long)
-            and 2 <= len(re.findall(r"[^\s\-]+", long)) and len(words) <= min(len(letters) + 5, len(letters) * 2)
+            and 2 <= len(re.findall(r"[^\s\-]+", long)) and len(long.split()) <= _most_words(letters)
             and _matches(letters, long))
 
 
@@ -127,9 +126,8 @@ def _long_form(text: str, paren: int, short: str) -> tuple[int, int] | None:
         end -= 1
     window_start = max(0, end - 200)
     words = [(m.start() + window_start, m.end() + window_start) for m in re.finditer(r"\S+", text[window_start:end])]
-    letters = [c.lower() for c in short.rstrip("s") if c.isalnum()] or [c.lower() for c in short if c.isalnum()]
-    max_words = min(len(letters) + 5, len(letters) * 2)
-    for count in range(1, min(max_words, len(words)) + 1):
+    letters = _letters(short)
+    for count in range(1, min(_most_words(letters), len(words)) + 1):
         first = words[-count]
         chunk = text[first[0] : end]
         if re.search(r"[.;:!?]\s|[()\[\]]", chunk):
@@ -142,6 +140,16 @@ def _long_form(text: str, paren: int, short: str) -> tuple[int, int] | None:
                 end -= 1
             return (start, end) if start < end else None
     return None
+
+
+def _letters(short: str) -> list[str]:
+    """The characters a long form must spell: the short form's, lower case, less a plural "s"."""
+    return [c.lower() for c in short.rstrip("s") if c.isalnum()] or [c.lower() for c in short if c.isalnum()]
+
+
+def _most_words(letters: list[str]) -> int:
+    """The most words a long form of these letters runs to (Schwartz & Hearst: min(|A| + 5, 2|A|))."""
+    return min(len(letters) + 5, len(letters) * 2)
 
 
 def _matches(letters: list[str], chunk: str) -> bool:

@@ -190,7 +190,6 @@ class LinearHeads:
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
-
 class RoleHeads(LinearHeads):
     """The role heads (one per role) and ``seen``, the abstracts of the unlabelled corpus per name
     (``name_key``, names counted in two or more) that their ``seen=`` features read."""
