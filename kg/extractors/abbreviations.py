@@ -18,8 +18,10 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 _PAREN = re.compile(r"\(([^()]{1,16})\)")
-_CLOSING = "'\"’”`,"
-"""Characters a long form does not end with: a possessive apostrophe or closing quote before the parenthesis."""
+_CLOSING = "'\"’”`,}"
+"""Characters a long form does not end with: a possessive apostrophe, a closing quote or brace before the parenthesis."""
+_JOINED = re.compile(r"[—–{]|--")
+"""What joins a word to a long form with no space ("method—Partial Model Collapse"): the long form starts after it."""
 _SHORT = re.compile(r"^[A-Za-z][\w\-+./]*[A-Za-z0-9+]s?$|^[A-Z]$")
 _SPELLED_AFTER = re.compile(r"(?<![\w\-+./])([A-Za-z][\w\-+./]*[A-Za-z0-9+]) ?\(([^()]{5,150})\)")
 """A short form with its long form after it in parentheses: "SALT (Static-teacher Asymmetric Latent Training)"."""
@@ -132,8 +134,11 @@ def _long_form(text: str, paren: int, short: str) -> tuple[int, int] | None:
         chunk = text[first[0] : end]
         if re.search(r"[.;:!?]\s|[()\[\]]", chunk):
             return None
-        if _matches(letters, chunk):
+        found = _first_letter(letters, chunk)
+        if found is not None:
             start = first[0]
+            if _JOINED.search(chunk[:found]):  # "method—Partial Model Collapse (PMC)"
+                start += found
             while start < end and not text[start].isalnum():
                 start += 1
             while end > start and text[end - 1] in _CLOSING:  # "large language models’ (LLMs)"
@@ -152,8 +157,18 @@ def _most_words(letters: list[str]) -> int:
     return min(len(letters) + 5, len(letters) * 2)
 
 
+def spells_in_order(short: str, words: str) -> bool:
+    """Whether ``words`` spell the short form as a long form must (see ``find_abbreviations``)."""
+    return _matches(_letters(short), words)
+
+
 def _matches(letters: list[str], chunk: str) -> bool:
-    """Short-form characters appear right to left in the chunk; the first starts a word."""
+    return _first_letter(letters, chunk) is not None
+
+
+def _first_letter(letters: list[str], chunk: str) -> int | None:
+    """Where the short form's first character stands in the chunk when all of them appear there in
+    order (matched right to left), the first starting a word; else ``None``."""
     low = chunk.lower()
     pos = len(low)
     for i in range(len(letters) - 1, -1, -1):
@@ -161,10 +176,10 @@ def _matches(letters: list[str], chunk: str) -> bool:
         while True:
             pos = low.rfind(ch, 0, pos)
             if pos < 0:
-                return False
+                return None
             if i > 0 or pos == 0 or not low[pos - 1].isalnum():
                 break
-    return pos == 0 or not low[pos - 1].isalnum()
+    return pos if pos == 0 or not low[pos - 1].isalnum() else None
 
 
 if not Doc.has_extension("abbreviations"):

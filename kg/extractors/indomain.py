@@ -11,6 +11,7 @@ marked too (the guidelines annotate repeats), and a calibrated confidence.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from importlib.resources import as_file, files
 from pathlib import Path
@@ -21,7 +22,7 @@ from spacy.language import Language
 from spacy.pipeline.tok2vec import Tok2VecListener
 from spacy.tokens import Doc
 
-from kg.extractors.abbreviations import Abbreviation, title_abbreviation
+from kg.extractors.abbreviations import Abbreviation, spells_in_order, title_abbreviation
 from kg.extractors.roles import LinearHeads
 from kg.names import canonical
 from kg.extractors.text import name_shape, trim_markup, whole_words, without_overlaps, word_occurrences
@@ -123,6 +124,7 @@ class EntityMentions:
         found = without_overlaps([], found)  # spans grown over emphasis may meet ("Re" and "current")
         abbreviations = [replace(a, long_start=s, long_end=e, long=as_read[s:e])
                          for a in getattr(doc._, "abbreviations", ()) for s, e in [_whole_words(as_read, a.long_start, a.long_end)]]
+        abbreviations, found = _aligned(abbreviations, as_read, found)
         found = _with_abbreviations(abbreviations, text, found)
         found = _with_repeats(text, found)
         counts: dict[str, int] = {}
@@ -133,10 +135,11 @@ class EntityMentions:
         titled = title_abbreviation(doc.user_data.get("title", ""))
         if titled and titled[1] not in pairs:  # "DeMo: Decoupled Momentum Optimization" as the title
             pairs[titled[1]] = titled
+        spelled_alike = {short.lower(): pair for short, pair in pairs.items()}  # "MIDSTEER (...)", then "MidSteer"
         named = []
         for start, end, label, source in found:
             surface = text[start:end]
-            aliases = pairs.get(surface) or long_spans.get((start, end)) or ()
+            aliases = pairs.get(surface) or long_spans.get((start, end)) or spelled_alike.get(surface.lower()) or ()
             named.append((start, end, label, source, aliases, canonical(aliases[0] if aliases else as_read[start:end])))
         labels = _one_label_per_name([(start, label, key) for start, _, label, _, _, key in named])
         mentions = []
@@ -170,6 +173,45 @@ def _whole_words(text: str, start: int, end: int) -> tuple[int, int]:
     """A span grown over the letters emphasis splits from its edge words, trimmed again."""
     grown = whole_words(text, start, end)
     return (start, end) if grown == (start, end) else trim_markup(text, *grown)
+
+
+_GENERIC_HEAD = re.compile(r"\s+(?:method|approach|framework|strategy|module|mechanism|technique|algorithm|scheme|pipeline|paradigm|system|procedure|architecture)s?$", re.I)
+"""A trailing word a long form may run to that the name drops when the words before it spell the
+acronym ("Dual-View Feature Interaction module (DVFI)"), and keeps when capitalised ("Material Point Method")."""
+
+
+def _aligned(abbreviations: list[Abbreviation], text: str, found: list[tuple[int, int, str, str]]) -> tuple[list[Abbreviation], list[tuple[int, int, str, str]]]:
+    """Each long form and the recogniser's reading of it made one, so that the acronym joins the
+    entity the recogniser found.  A recognised name that ends where the long form does and starts
+    before it is the name ("Copeland Confidence Bound (CCB)": the letters stop at "Confidence");
+    recognised pieces inside the long form give way to it ("Thinking-level" and "Direct Preference
+    Optimization" to "Thinking-level Direct Preference Optimization (T-DPO)"), less a generic head.
+
+        >>> t = "we use Thinking-level Direct Preference Optimization (T-DPO) here"
+        >>> pairs, spans = _aligned([Abbreviation(7, 52, 54, 59, t[7:52], "T-DPO")], t, [(7, 21, "Method", "ner"), (22, 52, "Method", "ner")])
+        >>> [t[s:e] for s, e, _, _ in spans]
+        ['Thinking-level Direct Preference Optimization']
+    """
+    aligned = []
+    for a in abbreviations:
+        start, end = trim_markup(text, a.long_start, a.long_end)
+        if end <= start:
+            aligned.append(a)
+            continue
+        head = _GENERIC_HEAD.search(text[start:end])
+        spelled = head and head.group().islower() and spells_in_order(a.short, text[start : start + head.start()])
+        name_end = start + head.start() if spelled else end
+        pieces = [f for f in found if f[0] < end and f[1] > start]
+        if len(pieces) == 1 and pieces[0][0] < start and name_end <= pieces[0][1] <= end:
+            start, name_end = pieces[0][:2]
+        elif pieces and all(start <= f[0] and f[1] <= end for f in pieces):
+            label = max(pieces, key=lambda f: f[1] - f[0])[2]
+            found = sorted([f for f in found if f not in pieces] + [(start, name_end, label, "ner")])
+        elif pieces:
+            aligned.append(a)
+            continue
+        aligned.append(replace(a, long_start=start, long_end=name_end, long=text[start:name_end]))
+    return aligned, found
 
 
 def _with_abbreviations(abbreviations: list[Abbreviation], text: str, found: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:

@@ -127,6 +127,45 @@ def test_a_name_spelled_out_after_it_in_parentheses_is_one_entity(nlp) -> None:
     assert {m.canonical for m in salt} == {"static teacher asymmetric latent training"} and len({m.label for m in salt}) == 1
 
 
+def _aligned_long_forms(text: str, recognised: list[str]) -> tuple[list[str], list[str]]:
+    """The long forms and recognised spans ``_aligned`` makes of ``text``'s pairs and these recognised names."""
+    from kg.extractors.abbreviations import find_abbreviations
+    from kg.extractors.indomain import _aligned
+
+    found = [(text.index(r), text.index(r) + len(r), "Method", "ner") for r in recognised]
+    pairs, spans = _aligned(find_abbreviations(text), text, found)
+    return [a.long for a in pairs], [text[s:e] for s, e, _, _ in spans]
+
+
+@pytest.mark.parametrize(
+    "text,recognised,long_forms,spans",
+    [
+        # the recogniser's longer reading ends where the long form does: the letters stopped early
+        ("the Copeland Confidence Bound (CCB) rule", ["Copeland Confidence Bound"], ["Copeland Confidence Bound"], ["Copeland Confidence Bound"]),
+        # pieces inside the long form give way to it
+        ("we propose flexible SVM (Flex-SVM) for", ["SVM"], ["flexible SVM"], ["flexible SVM"]),
+        ("via Bayesian experimental design with large language models (BED-LLM).", ["Bayesian experimental design", "large language models"],
+         ["Bayesian experimental design with large language models"], ["Bayesian experimental design with large language models"]),
+        # a lower-case generic head goes when the words before it spell the acronym; a capitalised one is the name's
+        ("a Dual-View Feature Interaction module (DVFI) fuses", ["Dual-View Feature Interaction"], ["Dual-View Feature Interaction"], ["Dual-View Feature Interaction"]),
+        ("the Material Point Method (MPM) simulates", ["Material Point"], ["Material Point Method"], ["Material Point Method"]),
+        # a recognised name that holds the acronym is left as it is
+        ("the Key-Value (KV) cache grows", ["Key-Value (KV) cache"], ["Key-Value"], ["Key-Value (KV) cache"]),
+    ],
+)
+def test_an_acronym_joins_the_name_the_recogniser_read(text, recognised, long_forms, spans) -> None:
+    assert _aligned_long_forms(text, recognised) == (long_forms, spans)
+
+
+def test_an_acronym_written_in_other_capitals_later_is_the_same_entity(nlp) -> None:
+    text = ("We propose a new method that we call MIDSTEER (MInimal Disturbance concept STEERing). "
+            "Our results show that MidSteer performs favourably on a variety of tasks.")
+    x = _mentions(nlp, text)
+    steer = [m for m in x.entities if m.text in ("MIDSTEER", "MidSteer", "MInimal Disturbance concept STEERing")]
+    assert {m.text for m in steer} == {"MIDSTEER", "MidSteer", "MInimal Disturbance concept STEERing"}
+    assert {m.canonical for m in steer} == {"minimal disturbance concept steering"}
+
+
 def test_a_long_form_with_its_acronym_letters_in_bold_is_one_whole_name(nlp) -> None:
     """Papers bold the letters of their acronym inside the words ("**Re**current"); the NLP sees that
     markup blanked, which splits the words, so the spans are grown back over it."""

@@ -81,6 +81,9 @@ def test_offsets_exact_on_every_seed(seed_abstracts) -> None:
         ("we propose ODConNet(OD Pairs based Conditional Travel Time Inference Network).",
          [("OD Pairs based Conditional Travel Time Inference Network", "ODConNet")]),
         ("GPT-4 (OpenAI, 2023), MMLU (Hendrycks et al.) and ImageNet (ILSVRC 2012)", []),
+        # a long form joined to the word before it by a dash or a brace starts after it
+        ("a new method—Partial Model Collapse (PMC) that", [("Partial Model Collapse", "PMC")]),
+        ("we call it \\textit{Equilibrium Matching} (EqM)", [("Equilibrium Matching", "EqM")]),
         ("RoPE (rotary position embedding) in Equilibrium Propagation (EP)",
          [("rotary position embedding", "RoPE"), ("Equilibrium Propagation", "EP")]),
     ],
