@@ -108,8 +108,7 @@ def title_abbreviation(title: str) -> tuple[str, str] | None:
     short, rest = match.group(1), match.group(2)
     stop = _TITLE_STOP.search(" " + rest)
     long = (rest if stop is None else rest[: max(0, stop.start() - 1)]).strip()
-    letters = [c.lower() for c in short.rstrip("s") if c.isalnum()]
-    return (long, short) if long and len(long.split()) >= 2 and _matches(letters, long) else None
+    return (long, short) if long and len(long.split()) >= 2 and spells_in_order(short, long) else None
 
 
 def _is_short_form(short: str) -> bool:
