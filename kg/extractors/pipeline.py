@@ -71,8 +71,8 @@ def sentencer(model: str = DEFAULT_MODEL) -> Language:
 
 def _indomain_pipeline(model: str, path=None) -> Language:
     """The in-domain recogniser (our schema, trained on annotated ML abstracts), its mention
-    confidence, the paper-role classifier and the reported results, beside abbreviations and bounds
-    (``kg.extractors.indomain``)."""
+    confidence, the paper-role classifier and the reported results, beside abbreviations and bounds;
+    last, the mentions below the confidence threshold go (``kg.extractors.indomain``)."""
     from kg.extractors import results as _results  # noqa: F401  (registers kg_results)
     from kg.extractors import roles as _roles  # noqa: F401  (registers kg_roles)
     from kg.extractors import tagger as _tagger  # noqa: F401  (registers kg_tagger)
@@ -87,6 +87,7 @@ def _indomain_pipeline(model: str, path=None) -> Language:
     nlp.add_pipe("kg_roles", config={"path": str(path / "roles.json.gz")})
     nlp.add_pipe("kg_results", config={"names": str(path / "result_names.json"), "detector": str(path / "result_detector.json")})
     nlp.add_pipe("kg_bounds")
+    nlp.add_pipe("kg_confident_mentions", config={"confidence": str(path / "mentions.json")})
     return nlp
 
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 import spacy
 
-from kg.extractors.indomain import EntityMentions, model_path
+from kg.extractors.indomain import ConfidentMentions, EntityMentions, model_path
 from kg.extractors.pipeline import extract, load_pipeline
 from kg.extractors.roles import ROLE_LABELS, Entity, LinearHeads, RoleClassifier, RoleHeads, features, sentences
 from kg.extractors.text import clean_for_nlp
-from kg.records import Abstract, Mention
+from kg.records import Abstract, Bound, Mention, Relation, Result
 from kg.training import indomain as T
 from kg.training.annotations import load_gold
 from kg.training.tagger import GRID, exact_f1
@@ -290,6 +290,48 @@ def test_entity_component_without_a_recogniser_marks_nothing() -> None:
     nlp.add_pipe("sentencizer")
     doc = EntityMentions(None)(nlp("Nothing recognised here."))
     assert doc._.kg_mentions == ()
+
+
+def test_mentions_below_the_threshold_go_last_unless_a_relation_stands_on_them() -> None:
+    nlp = spacy.blank("en")
+    doc = nlp("FooNet beats BarNet on Widget with BazNet. FooNet again.")
+    doc._.kg_mentions = (Mention(0, 6, "FooNet", "Model", "foonet", confidence=0.3),
+                         Mention(13, 19, "BarNet", "Model", "barnet", confidence=0.9),
+                         Mention(23, 29, "Widget", "Dataset", "widget", confidence=0.2),
+                         Mention(35, 41, "BazNet", "Model", "baznet", confidence=0.1),
+                         Mention(43, 49, "FooNet", "Model", "foonet", confidence=0.8))
+    doc._.kg_relations = (Relation(None, 0, "PROPOSES"), Relation(0, 1, "COMPARED_WITH"), Relation(4, 1, "COMPARED_WITH"),
+                          Relation(0, 3, "USES"))
+    doc._.kg_results = (Result(7, 12, "3%", 3.0, 3.0, method="FooNet", dataset="Widget", method_entity=0, dataset_entity=2),)
+    doc._.bounds = (Bound(0, 1, "O(n)", "O", "O(n)", subject_entity=4),)
+    ConfidentMentions(0.39)(doc)
+    assert [m.text for m in doc._.kg_mentions] == ["FooNet", "BarNet", "BazNet", "FooNet"]  # relations stand on them
+    assert [(r.head, r.tail, r.label) for r in doc._.kg_relations] == [
+        (None, 0, "PROPOSES"), (0, 1, "COMPARED_WITH"), (3, 1, "COMPARED_WITH"), (0, 2, "USES")]
+    [result] = doc._.kg_results
+    assert (result.method_entity, result.dataset_entity, result.dataset) == (0, None, "Widget")
+    assert doc._.bounds[0].subject_entity == 3
+
+
+def test_a_result_name_on_a_dropped_mention_moves_to_a_kept_one_of_the_same_name() -> None:
+    nlp = spacy.blank("en")
+    doc = nlp("FooNet gets 3%. FooNet again.")
+    doc._.kg_mentions = (Mention(0, 6, "FooNet", "Model", "foonet", confidence=0.2),
+                         Mention(16, 22, "FooNet", "Model", "foonet", confidence=0.9))
+    doc._.kg_relations = ()
+    doc._.kg_results = (Result(12, 14, "3%", 3.0, 3.0, method="FooNet", method_entity=0),)
+    doc._.bounds = ()
+    ConfidentMentions(0.39)(doc)
+    assert [m.start for m in doc._.kg_mentions] == [16] and doc._.kg_results[0].method_entity == 0
+
+
+def test_the_mention_threshold_is_half_the_f1_it_gives() -> None:
+    """A calibrated model's F1-optimal cut is half the F1 at that cut, found from no cut on."""
+    scored = [(0.95, 1)] * 60 + [(0.6, 1)] * 20 + [(0.6, 0)] * 10 + [(0.25, 1)] * 5 + [(0.25, 0)] * 15
+    threshold = T.half_f1_threshold(scored, gold=100)
+    kept = [y for p, y in scored if p >= threshold]
+    assert threshold == round(2 * sum(kept) / (len(kept) + 100) / 2, 2) == 0.42
+    assert T.fit_confidence([], []).thresholds["mention"] == 0.0  # nothing to learn from: nothing dropped
 
 
 def test_shipped_weights_are_stored_at_half_precision_and_computed_at_single() -> None:
