@@ -7,7 +7,8 @@ One command, fixed seeds, four stages:
    fine-tuned on the train split, 8-bit ONNX), with its two thresholds chosen on dev;
 2. the mention confidence (``mentions.json``): a logistic model fitted on the recogniser's dev
    predictions, right (exact span and label in the gold) or not, so a confidence of 0.8 means
-   about 80 % of such mentions are right;
+   about 80 % of such mentions are right, with the threshold under which the pipeline drops a
+   mention: half the F1 that cut gives on dev;
 3. the paper roles (``roles.json.gz``, ``kg.extractors.roles``): one logistic model per role fitted on
    the train split's gold entities and facts, then calibrated and its decision threshold tuned for
    F1 on dev with the recogniser's own mentions; beside it, how many abstracts of the unlabelled
