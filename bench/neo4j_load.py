@@ -11,9 +11,11 @@ of its nodes renamed and 1% of its relationships dropped ("1% change"). CPU seco
     python bench/neo4j_load.py --out out/iclr2026   # a built graph folder (its graph.json.gz)
     python bench/neo4j_load.py --compare /tmp/old_neo4j.py   # also time another version of the sink
     python bench/neo4j_load.py --out /tmp/iclr --bulk --batch-sizes 10000   # the bulk import beside it
+    python bench/neo4j_load.py --out /tmp/iclr --bulk --batch-sizes          # the bulk import alone
 
 ``--bulk`` adds a table for the offline importer (``kg.stores.neo4j_bulk``; the server must be one
-``scripts/neo4j-local`` runs, ``NEO4J_LOCAL_HOME``): each phase (CSV, import with the swap and
+``scripts/neo4j-local`` runs, ``NEO4J_LOCAL_HOME``): first its CSV written by one process and by two
+(seconds, and whether the files are the same), then each phase (CSV, import with the swap and
 restart, indexes, empty lists + statistics + format node) and relationships/s end to end, then a diff
 load of the same graph on top (it must write nothing) and the 1% change by the diff loader.
 
@@ -86,7 +88,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, help="built graph folder holding graph.json.gz (default: synthetic)")
     parser.add_argument("--papers", type=int, default=5000, help="papers in the synthetic graph")
-    parser.add_argument("--batch-sizes", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--batch-sizes", type=int, nargs="*", default=[1000, 10000],
+                        help="the diff loader's batch sizes (none: only the bulk table)")
     parser.add_argument("--compare", type=Path, help="an older neo4j.py to time on the same graph")
     parser.add_argument("--bulk", action="store_true", help="also time the bulk import (restarts the server)")
     args = parser.parse_args()
@@ -117,8 +120,9 @@ def main() -> None:
         f"{'sink':>16} {'batch':>6} {'constr. s':>9} {'nodes s':>8} {'nodes/s':>8} {'rels s':>8} {'rels/s':>8} "
         f"{'prune s':>8} {'total s':>8} {'srv cpu':>8} {'cli cpu':>8} {'no-op s':>8} {'1% chg s':>8}"
     )
-    print(header)
-    print("-" * len(header))
+    if args.batch_sizes:
+        print(header)
+        print("-" * len(header))
     for size in args.batch_sizes:
         for name, module in sinks.items():
             _load(module, empty, empty_aggregated, **kw, progress=False)  # empty the database
@@ -149,6 +153,7 @@ def _bulk_table(graph: GraphDocument, aggregated: Aggregated, changed: Aggregate
     aggregates are computed before the timing, as for the diff loader's rows."""
     from kg.api import load_neo4j
 
+    _csv_by_processes(aggregated)
     phases = ("csv", "import", "start", "indexes", "finish")
     header = f"{'sink':>16} " + " ".join(f"{p + ' s':>9}" for p in phases) + f" {'total s':>8} {'rels/s':>8} {'no-op s':>8} {'1% chg s':>8}"
     print()
@@ -168,6 +173,30 @@ def _bulk_table(graph: GraphDocument, aggregated: Aggregated, changed: Aggregate
         + f" {total:>8.2f} {len(graph.edges) / total:>8,.0f} {noop:>8.2f} {change:>8.2f}",
         flush=True,
     )
+
+
+def _csv_by_processes(aggregated: Aggregated) -> None:
+    """The importer's CSV written by one process and by two, one after the other: seconds each and
+    whether the files are the same byte for byte."""
+    import shutil
+    import tempfile
+
+    from kg.stores.neo4j_bulk import write_csv
+
+    root = Path(tempfile.mkdtemp(prefix="kg-bench-csv-"))
+    try:
+        seconds, files = {}, {}
+        for jobs in (1, 2):
+            t = time.perf_counter()
+            files[jobs] = write_csv(aggregated, root / str(jobs), jobs=jobs)
+            seconds[jobs] = time.perf_counter() - t
+        names = files[1].nodes + files[1].relationships
+        same = names == files[2].nodes + files[2].relationships and all(
+            (root / "1" / n).read_bytes() == (root / "2" / n).read_bytes() for n in names)
+        print(f"\nimporter CSV: one process {seconds[1]:.2f} s, two processes {seconds[2]:.2f} s "
+              f"(ratio {seconds[2] / seconds[1]:.2f}); the same files: {'yes' if same else 'NO'}")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -17,14 +17,11 @@ Example:
 
 from __future__ import annotations
 
-import ctypes
 import json
 import logging
 import multiprocessing
 import os
 import shutil
-import signal
-import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -333,9 +330,6 @@ def _keep_records(path: Path, meta: dict[str, Any], records: list[archive.Record
     records.clear()
 
 
-_PR_SET_PDEATHSIG = 1
-
-
 class _WriteFailed(Exception):
     """A writer's OS error with the name of the output it was writing (both in ``args``, so that it
     comes back whole from the child lane)."""
@@ -396,10 +390,9 @@ def _write_lanes(tmp: Path, writers: Sequence[tuple[str, Callable[[Path], Any]]]
 
 
 def _child_lane(tmp: Path, writers: Sequence[tuple[str, Callable[[Path], Any]]], send: Any, parent: int) -> None:
-    if sys.platform.startswith("linux"):  # killed with the build, so no writer outlives it into the next build's clean-up
-        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != parent:  # the build died before that
-        os._exit(1)
+    from kg.stores import die_with_parent
+
+    die_with_parent(parent)
     try:
         send.send((True, _write_lane(tmp, writers)))
     except BaseException as exc:  # noqa: BLE001 - every failure goes back to the parent, which raises it

@@ -6,8 +6,12 @@ Heavy backends are imported lazily so that ``import kg`` stays light.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import gc
 import gzip
+import os
+import signal
+import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +19,18 @@ from typing import BinaryIO
 from dataclasses import dataclass, field
 
 from kg.records import GraphDocument
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent: int) -> None:
+    """In a forked writer: be killed when ``parent`` dies (Linux), and exit now if it already has,
+    so that no writer outlives the run that started it into the next run's clean-up."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 @dataclass(frozen=True, slots=True)

@@ -55,7 +55,7 @@ import hashlib
 import logging
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from operator import attrgetter
@@ -279,14 +279,16 @@ def edge_digest(edge: Edge) -> str:
     return _digest((edge.source, edge.type, edge.target, list(map(_EVIDENCE_FIELDS, edge.evidence)), edge.properties))
 
 
-def node_rows(aggregated: Aggregated) -> dict[str, list[dict[str, Any]]]:
-    """Rows ``{id, digest, props}`` per label, in the graph's (sorted) order, with its aggregates
-    (``kg.schema.aggregates``) and the Neo4j forms of the keys and lists."""
+def node_rows(aggregated: Aggregated, labels: Container[str] | None = None) -> dict[str, list[dict[str, Any]]]:
+    """Rows ``{id, digest, props}`` per label (of ``labels`` only, if given), in the graph's (sorted)
+    order, with its aggregates (``kg.schema.aggregates``) and the Neo4j forms of the keys and lists."""
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
     co_occurring: dict[str, list[CoOccurrence]] = defaultdict(list)
     for c in aggregated.co_occurrences:
         co_occurring[c.entity].append(c)
     for node in aggregated.graph.nodes:
+        if labels is not None and node.label not in labels:
+            continue
         props = node_properties(node)
         if props.get("areaBands"):
             props[AREA_KEYS] = area_keys(props["areaBands"])

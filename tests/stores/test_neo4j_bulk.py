@@ -22,7 +22,7 @@ from kg.api import aggregate
 from kg.errors import SinkError
 from kg.records import GraphDocument
 from kg.stores import graph_counts
-from kg.stores.neo4j_bulk import ComposeServer, ImportFiles, LocalServer, column_types, formatter, write_csv
+from kg.stores.neo4j_bulk import ComposeServer, ImportFiles, LocalServer, _shares, column_types, formatter, write_csv
 from kg.testing import synthetic_graph
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,6 +102,44 @@ def test_neo4j_bulk_array_delimiter_avoids_the_data(tmp_path):
     assert files.array_delimiter == "\x1c"
     assert "--array-delimiter=U+001C" in files.importer_args("/x")
     assert formatter("string[]", files.array_delimiter)(["a\x1db", 'q"']) == '"a\x1db\x1cq"""'
+
+
+def _in_forked_share(aggregated) -> str:
+    """A label a forked process writes when two processes share the CSV."""
+    shares = _shares(aggregated, 2)
+    assert len(shares) == 2 and shares[1][0], shares
+    return sorted(shares[1][0])[0]
+
+
+def test_neo4j_bulk_csv_the_same_from_one_or_two_processes(tmp_path):
+    aggregated = aggregate(_tricky_graph())
+    one, two = write_csv(aggregated, tmp_path / "one", jobs=1), write_csv(aggregated, tmp_path / "two", jobs=2)
+    assert (one.nodes, one.relationships, one.array_delimiter, one.empty_lists) == (
+        two.nodes, two.relationships, two.array_delimiter, two.empty_lists)
+    assert one.nodes and one.relationships
+    for name in one.nodes + one.relationships:
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), name
+
+
+def test_neo4j_bulk_csv_processes_agree_on_the_delimiter(tmp_path):
+    graph = synthetic_graph(20, seed=1)
+    label = _in_forked_share(aggregate(graph))
+    node = next(n for n in graph.nodes if n.label == label)
+    graph = GraphDocument(tuple(replace(n, aliases=("a\x1db", "c")) if n is node else n for n in graph.nodes), graph.edges)
+    files = write_csv(aggregate(graph), tmp_path, jobs=2)
+    assert files.array_delimiter == "\x1c"
+    assert '"a\x1db\x1cc"' in (tmp_path / f"{label}.csv").read_text(encoding="utf-8")
+
+
+def test_neo4j_bulk_csv_error_of_a_forked_writer_is_raised_here(tmp_path):
+    graph = synthetic_graph(20, seed=1)
+    label = _in_forked_share(aggregate(graph))
+    first, second = [n for n in graph.nodes if n.label == label][:2]
+    odd = {first.id: {"score": 1}, second.id: {"score": "high"}}
+    graph = GraphDocument(tuple(replace(n, properties={**n.properties, **odd[n.id]}) if n.id in odd else n
+                                for n in graph.nodes), graph.edges)
+    with pytest.raises(SinkError, match=f"property 'score' of {label} holds long and string values"):
+        write_csv(aggregate(graph), tmp_path, jobs=2)
 
 
 def test_neo4j_bulk_compose_commands_import_aside_then_swap():
