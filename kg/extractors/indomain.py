@@ -26,7 +26,7 @@ from spacy.tokens import Doc
 from kg.extractors.abbreviations import Abbreviation, spells_in_order, title_abbreviation
 from kg.extractors.roles import LinearHeads
 from kg.names import canonical
-from kg.extractors.text import name_shape, trim_markup, whole_words, without_overlaps, word_occurrences
+from kg.extractors.text import balanced, name_shape, trim_markup, whole_words, without_overlaps, word_occurrences
 from kg.records import Mention, Result
 
 EXTRACTOR_NAME = "indomain.v1"
@@ -120,7 +120,11 @@ class EntityMentions:
         found: list[tuple[int, int, str, str]] = []  # start, end, label, source
         for span in doc.ents:
             start, end = _whole_words(as_read, *trim_markup(text, span.start_char, span.end_char))
-            if end > start and canonical(text[start:end]) and span[-1].lower_ not in _FUNCTION_WORDS:
+            last = span[-1].lower_
+            if balanced(as_read, start, end) != (start, end):  # "large language models(LLMs": cut at the bracket
+                start, end = trim_markup(as_read, *balanced(as_read, start, end))
+                last = (text[start:end].split() or [""])[-1].lower()
+            if end > start and canonical(text[start:end]) and last not in _FUNCTION_WORDS:
                 found.append((start, end, span.label_, "ner"))
         found = without_overlaps([], found)  # spans grown over emphasis may meet ("Re" and "current")
         abbreviations = [replace(a, long_start=s, long_end=e, long=as_read[s:e])

@@ -140,6 +140,38 @@ def trim_markup(text: str, start: int, end: int) -> tuple[int, int]:
     return start, max(start, end)
 
 
+def balanced(text: str, start: int, end: int) -> tuple[int, int]:
+    """``start, end`` cut at a bracket the span does not pair: a name holds its parentheses and square
+    brackets in pairs, so the recogniser's "large language models(LLMs" is "large language models" and
+    "CoT) reasoning" is "CoT"; a span that begins with the bracket it never closes starts after it.
+    An empty span (``start == end``) is no name.
+
+    Example:
+        >>> t = "large language models(LLMs), CoT) reasoning, (Parallel and $O(n)$-time search"
+        >>> [t[s:e] for s, e in (balanced(t, 0, 26), balanced(t, 29, 43), balanced(t, 45, 54), balanced(t, 59, 77))]
+        ['large language models', 'CoT', 'Parallel', '$O(n)$-time search']
+    """
+    opened: list[int] = []
+    for i in range(start, end):
+        if text[i] in "([":
+            opened.append(i)
+        elif text[i] in ")]":
+            if not opened:
+                return balanced(text, start, _name_end(text, start, i))
+            opened.pop()
+    if opened:
+        cut = _name_end(text, start, opened[0])
+        return (start, cut) if cut > start else balanced(text, opened[0] + 1, end)
+    return start, end
+
+
+def _name_end(text: str, start: int, end: int) -> int:
+    """``end`` moved back over the spaces and LaTeX ties before a bracket ("Parallel~(DDP")."""
+    while end > start and text[end - 1] in " ~\t\n":
+        end -= 1
+    return end
+
+
 _STYLE_OPEN = r"(?:\*\*|\$?\\(?:textbf|textit|textsc|emph|underline)\{)"
 _STYLE_CLOSE = r"(?:\*\*|\}\$?)"
 _GLUED_BEFORE = re.compile(rf"{_STYLE_OPEN}?[A-Za-z]{{1,4}}{_STYLE_CLOSE}$")

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from kg.extractors import extract
 from kg.extractors.abbreviations import find_abbreviations
-from kg.extractors.text import clean_for_nlp
+from kg.extractors.text import balanced, clean_for_nlp
 from kg.records import Abstract
 
 PIECES = [
@@ -104,3 +104,24 @@ def test_offsets_surfaces_are_read_from_the_original_text() -> None:
     _check(text, x)
     assert "**" in text and any(m.text == "EP" for m in x.entities)
     assert [b.text for b in x.bounds] == ["O(n^2 log n)"]
+
+
+def _paired(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += (ch in "([") - (ch in ")]")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab ([)]~", max_size=30), st.data())
+def test_offsets_balanced_span_holds_its_brackets_in_pairs(text: str, data) -> None:
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    s, e = balanced(text, start, end)
+    assert start <= s <= e <= end
+    assert _paired(text[s:e]) or s == e
+    if _paired(text[start:end]):
+        assert (s, e) == (start, end)
