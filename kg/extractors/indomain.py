@@ -121,8 +121,9 @@ class EntityMentions:
         for span in doc.ents:
             start, end = _whole_words(as_read, *trim_markup(text, span.start_char, span.end_char))
             last = span[-1].lower_
-            if balanced(as_read, start, end) != (start, end):  # "large language models(LLMs": cut at the bracket
-                start, end = trim_markup(as_read, *balanced(as_read, start, end))
+            cut = balanced(as_read, start, end)
+            if cut != (start, end):  # "large language models(LLMs": cut at the bracket
+                start, end = trim_markup(as_read, *cut)
                 last = (text[start:end].split() or [""])[-1].lower()
             if end > start and canonical(text[start:end]) and last not in _FUNCTION_WORDS:
                 found.append((start, end, span.label_, "ner"))
@@ -197,7 +198,8 @@ class ConfidentMentions:
         def moved(i: int | None) -> int | None:
             return None if i is None else new.get(i, same_name.get((mentions[i].label, mentions[i].canonical)))
 
-        doc._.kg_relations = tuple(replace(r, head=moved(r.head), tail=new[r.tail]) for r in relations)
+        doc._.kg_relations = tuple(replace(r, head=None if r.head is None else new[r.head], tail=new[r.tail])
+                                   for r in relations)
         doc._.kg_results = tuple(replace(r, **{f: moved(getattr(r, f)) for f in _RESULT_MENTIONS})
                                  for r in getattr(doc._, "kg_results", ()) or ())
         doc._.bounds = tuple(replace(b, subject_entity=moved(b.subject_entity)) for b in doc._.bounds)
