@@ -39,7 +39,7 @@ from kg.settings import DEFAULT_EXTRACTOR, Settings
 
 log = logging.getLogger(__name__)
 
-OUTPUT_FILES = ("store", "graph.ttl.gz", "graph.json.gz", "explorer.html", archive.FILE_NAME, "summary.json")
+OUTPUT_FILES = ("store", "graph.ttl.gz", "statements.idx.gz", "graph.json.gz", "explorer.html", archive.FILE_NAME, "summary.json")
 
 @dataclass
 class BuildResult:
@@ -141,13 +141,15 @@ def build(
 
 
 def _resolve_and_write(records: list[archive.Record], meta: dict[str, Any], out: Path, *, skipped: list[str],
-                       seconds: dict[str, float], started: float) -> tuple[GraphDocument, dict[str, Any], GraphDocument]:
+                       seconds: dict[str, float], started: float, update: bool = False) -> tuple[GraphDocument, dict[str, Any], GraphDocument]:
     """Resolve the papers' extractions (cut at the minimum confidence ``meta`` names) into the graph
     and write every output with the records kept; ``kg build``, ``kg add`` and ``kg remove`` alike.
 
     The papers are resolved in paper-id order, whatever order they were read or kept in, so an
     update and a build of the same final set of papers resolve the same list.  ``records`` is sorted
-    in place and emptied once kept (``write_outputs``): callers pass a list nothing else holds.
+    in place and emptied once kept (``write_outputs``): callers pass a list nothing else holds.  An
+    ``update`` writes the store and Turtle by their difference from ``out``'s where ``out`` has a store
+    of this version's format (``rdf.write_store``).
     """
     from kg.resolve import build_graph, confident
 
@@ -160,8 +162,16 @@ def _resolve_and_write(records: list[archive.Record], meta: dict[str, Any], out:
     del cut
     summary["skipped"] = skipped
     summary["seconds"] = seconds
-    aggregated = write_outputs(graph, summary, out, started=started, records=(meta, records))
+    previous = out if update and _store_format(out) == STORE_FORMAT else None
+    aggregated = write_outputs(graph, summary, out, started=started, records=(meta, records), previous=previous)
     return graph, summary, aggregated
+
+
+def _store_format(out: Path) -> int | None:
+    try:
+        return json.loads((out / "summary.json").read_text(encoding="utf-8")).get("format")
+    except (OSError, ValueError):
+        return None
 
 
 @dataclass
@@ -220,7 +230,7 @@ def add(
         seconds = {"records": round(kept_at - read_at, 2), "extract": round(time.perf_counter() - started - (kept_at - read_at), 2)}
         records = list(kept.values())
         del kept
-        _, summary, _ = _resolve_and_write(records, meta, out, skipped=report.skipped, seconds=seconds, started=started)
+        _, summary, _ = _resolve_and_write(records, meta, out, skipped=report.skipped, seconds=seconds, started=started, update=True)
     return UpdateResult(out, summary, added=added, replaced=replaced, unchanged=unchanged)
 
 
@@ -243,7 +253,7 @@ def remove(out: str | Path, ids: Iterable[str]) -> UpdateResult:
         seconds = {"records": round(time.perf_counter() - started, 2), "extract": 0.0}
         rest = [r for pid, r in kept.items() if pid not in removed]
         del kept
-        _, summary, _ = _resolve_and_write(rest, meta, out, skipped=[], seconds=seconds, started=started)
+        _, summary, _ = _resolve_and_write(rest, meta, out, skipped=[], seconds=seconds, started=started, update=True)
     return UpdateResult(out, summary, removed=removed)
 
 
@@ -278,14 +288,15 @@ def aggregate(graph: GraphDocument):
 
 
 def write_outputs(graph: GraphDocument, summary: dict[str, Any], out: Path, *, started: float | None = None,
-                  records: tuple[dict[str, Any], list[archive.Record]] | None = None):
+                  records: tuple[dict[str, Any], list[archive.Record]] | None = None, previous: Path | None = None):
     """Write every sink into a temporary folder, then swap it into place; returns the graph with
     its aggregates (computed once, for every sink).  The caller holds ``outdir.exclusive(out)``.
 
     ``records`` (the archive header and every paper's abstract and extraction) are kept as
     ``extractions.jsonl.gz``, which ``kg add`` and ``kg remove`` need; a graph made otherwise has none.
     They are written first and the list is then emptied, so that a caller holding nothing else of
-    them gets their memory back before the store and Turtle pass.
+    them gets their memory back before the store and Turtle pass.  With ``previous`` (``out`` itself, for
+    ``kg add`` and ``kg remove``), the store and Turtle are written by their difference from that one's.
     """
     from kg.stores import rdf
     from kg.stores import nx as nx_sink
@@ -293,7 +304,8 @@ def write_outputs(graph: GraphDocument, summary: dict[str, Any], out: Path, *, s
     aggregated = aggregate(graph)
     writers: tuple[tuple[str, Callable[[Path], Any]], ...] = (
         *(((archive.FILE_NAME, lambda path: _keep_records(path, *records)),) if records is not None else ()),
-        ("store", lambda path: rdf.write_store(aggregated, path, turtle=path.with_name("graph.ttl.gz"))),
+        ("store", lambda path: rdf.write_store(aggregated, path, turtle=path.with_name("graph.ttl.gz"),
+                                               index=path.with_name(rdf.INDEX_FILE), previous=previous)),
         ("explorer.html", lambda path: _write_explorer(graph, path, summary)),
     )
     beside: tuple[tuple[str, Callable[[Path], Any]], ...] = (

@@ -234,7 +234,7 @@ def output_digest(out: str | Path) -> str:
 
     out = Path(out)
     digest = hashlib.sha256()
-    for name in ("graph.ttl.gz", "graph.json.gz", "explorer.html"):
+    for name in ("graph.ttl.gz", "statements.idx.gz", "graph.json.gz", "explorer.html"):
         digest.update(name.encode() + b"\0" + (out / name).read_bytes())
     if (out / "extractions.jsonl.gz").exists():
         digest.update(b"extractions.jsonl.gz\0" + (out / "extractions.jsonl.gz").read_bytes())

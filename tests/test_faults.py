@@ -138,7 +138,7 @@ def test_faults_missing_explorer_bundle_still_writes_every_other_output(tmp_path
     env = dict(os.environ, PYTHONPATH=str(site))
     done = subprocess.run([*KG, "build", str(SEEDS), "-o", str(out)], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["extractions.jsonl.gz", "graph.json.gz", "graph.ttl.gz", "store", "summary.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["extractions.jsonl.gz", "graph.json.gz", "graph.ttl.gz", "statements.idx.gz", "store", "summary.json"]
     assert "no explorer.html" in done.stderr and "pip install dist/paperkg-" in done.stderr and "make kg/viz/static/vendor.js" in done.stderr
     assert kg.open(out).summary["explorer"].startswith("the explorer's renderer bundle")
 
@@ -196,7 +196,7 @@ def test_faults_turtle_export_failing_beside_the_store_fails_clearly_and_keeps_g
         def write(self, data: bytes) -> int:
             raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("kg.stores.rdf.open_output", lambda path: Full())
+    monkeypatch.setattr("kg.stores.rdf._open_turtle", lambda path: Full())
     with pytest.raises(BuildError, match=rf"could not write the graph into {out} \(store: \[Errno 28\] No space left on device\); the previous graph there is kept"):
         kg.build([SEEDS], out)
     assert output_digest(out) == clean_digest

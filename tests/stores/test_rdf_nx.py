@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import io
+from collections import Counter
 from pathlib import Path
 
 import networkx as nx
@@ -176,10 +177,39 @@ def test_store_holds_exactly_the_statements_made_and_turtle_all_but_the_neighbou
     document = nx_sink.read_node_link(seeds_out / "graph.json.gz")
     aggregated = replace(aggregate(document), neighbourhoods=tuple(neighbourhoods(document, min_edges=1)))
     count = rdf.write_store(aggregated, tmp_path / "store", turtle=tmp_path / "graph.ttl.gz")
-    made = {str(t) for t in rdf._with_aggregates(aggregated)}
-    packed = {str(t) for t in rdf._neighbourhoods(aggregated)}
+    made = {str(t) for t in rdf.statements(aggregated)}
+    packed = {str(t) for t in rdf.statements(aggregated, neighbourhoods=True)} - made
     stored = {str(ox.Triple(q.subject, q.predicate, q.object)) for q in rdf.open_store(tmp_path / "store")}
     assert len(packed) > 100 and any("^^<http://www.w3.org/2001/XMLSchema#decimal>" in t for t in made)
     assert stored == made | packed and count == len(stored)
     with gzip.open(tmp_path / "graph.ttl.gz") as turtle:
         assert {str(t) for t in ox.parse(turtle, ox.RdfFormat.TURTLE)} == made
+
+
+@pytest.mark.issue(19)
+def test_units_partition_the_statements_by_subject_and_part(seeds_out: Path) -> None:
+    """An update deletes a changed unit's statements by its subject and part (``rdf._owned``): that is
+    right only if every statement about a subject belongs to exactly one unit, by its predicate."""
+    from dataclasses import replace
+
+    from kg.api import aggregate
+    from kg.schema.aggregates import neighbourhoods
+
+    document = nx_sink.read_node_link(seeds_out / "graph.json.gz")
+    aggregated = replace(aggregate(document), neighbourhoods=tuple(neighbourhoods(document, min_edges=1)))
+    owner: dict[str, tuple[str, str]] = {}
+    parts = Counter()
+    for part, chunk, _ in rdf._Units(aggregated).chunks():
+        for unit in chunk:
+            parts[part] += 1
+            for t in unit.statements():
+                evidence = t.subject.value.startswith(unit.subject + "/ev/")
+                assert t.subject.value == unit.subject or (part == rdf.EDGE and evidence)
+                assert evidence or rdf._owned(part, t.predicate.value), (part, str(t))
+                assert owner.setdefault(str(t), (part, unit.subject)) == (part, unit.subject), str(t)
+            others = {p for p in (rdf.NODE, rdf.NODE_AGGREGATES, rdf.NEIGHBOURHOOD, rdf.EDGE, rdf.EDGE_AGGREGATES) if p != part}
+            assert not any(rdf._owned(other, t.predicate.value) for t in unit.statements() if t.subject.value == unit.subject
+                           for other in others if {part, other} <= {rdf.NODE, rdf.NODE_AGGREGATES, rdf.NEIGHBOURHOOD}
+                           or {part, other} <= {rdf.EDGE, rdf.EDGE_AGGREGATES})
+    assert set(parts) == {rdf.NODE, rdf.EDGE, rdf.NODE_AGGREGATES, rdf.EDGE_AGGREGATES, rdf.ADDRESSING, rdf.NEIGHBOURHOOD}  # no co-occurrence rows: 38 papers
+    assert {str(ox.Triple(q.subject, q.predicate, q.object)) for q in rdf.open_store(seeds_out / "store")} <= set(owner)
