@@ -21,7 +21,7 @@ import struct
 import threading
 import zlib
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache, partial
@@ -502,7 +502,7 @@ class _Segments:
     def __enter__(self) -> _Segments:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, *raised: object) -> None:
         self.queue.put(None)
         self.thread.join()
         try:
