@@ -290,3 +290,21 @@ def test_update_remakes_only_the_turtle_chunks_it_changed(tmp_path: Path, seeds_
     records = [r for r in archive.read(seeds_out / archive.FILE_NAME) if r[0].id != CYCLE_PAPER]
     kg.api._resolve_and_write(records, archive.read_header(seeds_out / archive.FILE_NAME), rebuilt, skipped=[], seconds={}, started=0.0)
     assert len(made) == len(chunks) and output_digest(out) == output_digest(rebuilt)
+
+
+def test_update_of_a_folder_without_its_store_or_index_writes_them_anew(tmp_path: Path, seeds_out: Path) -> None:
+    """What an update compares may be missing (deleted by hand, or a folder from before the index): it
+    then writes the store and the Turtle whole, and the folder is still a build's."""
+    from kg.stores import rdf
+
+    for missing in ("store", rdf.INDEX_FILE):
+        out = _copy(seeds_out, tmp_path / missing)
+        if missing == "store":
+            shutil.rmtree(out / missing)
+        else:
+            (out / missing).unlink()
+        kg.api.remove(out, [CYCLE_PAPER])
+        rebuilt = tmp_path / f"rebuilt-{missing}"
+        records = [r for r in archive.read(seeds_out / archive.FILE_NAME) if r[0].id != CYCLE_PAPER]
+        kg.api._resolve_and_write(records, archive.read_header(seeds_out / archive.FILE_NAME), rebuilt, skipped=[], seconds={}, started=0.0)
+        assert output_digest(out) == output_digest(rebuilt)

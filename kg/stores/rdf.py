@@ -311,7 +311,8 @@ def write_store(aggregated: Aggregated, path: Path, turtle: Path | None = None, 
     the Turtle's unchanged chunks are copied compressed: the same outputs as a new store, for the
     cost of the difference (``kg add``, ``kg remove``); returns None.
     """
-    old = _read_index(previous / index.name) if previous is not None and index is not None else None
+    usable = previous is not None and index is not None and (previous / path.name).is_dir()
+    old = _read_index(previous / index.name) if usable else None  # else everything is written anew
     units = _Units(aggregated)
     with contextlib.ExitStack() as stack:
         members = stack.enter_context(_Segments(turtle, None if old is None else (previous / turtle.name, old.chunks))) if turtle else None
