@@ -315,18 +315,18 @@ def write_store(aggregated: Aggregated, path: Path, turtle: Path | None = None, 
     old = _read_index(previous / index.name) if usable else None  # else everything is written anew
     units = _Units(aggregated)
     with contextlib.ExitStack() as stack:
-        members = stack.enter_context(_Segments(turtle, None if old is None else (previous / turtle.name, old.chunks))) if turtle else None
+        segments = stack.enter_context(_Segments(turtle, None if old is None else (previous / turtle.name, old.chunks))) if turtle else None
         if old is None:
-            stored: int | None = _load(units, path, members)
+            stored: int | None = _load(units, path, segments)
         else:
-            _apply(units, old, previous / path.name, path, members)
+            _apply(units, old, previous / path.name, path, segments)
             stored = None
     if index is not None:
-        _write_index(index, units.digests, members.chunks if members else [])
+        _write_index(index, units.digests, segments.chunks if segments else [])
     return stored
 
 
-def _load(units: _Units, path: Path, members: _Segments | None) -> int:
+def _load(units: _Units, path: Path, segments: _Segments | None) -> int:
     """Every unit streamed as Turtle to a loader process (:data:`LOADER`) that parses it back, bulk-loads
     and compacts it: a bulk load leaves overlapping files that make each index look-up of a canned query
     several times slower.  Oxigraph's bulk loader buffers about a million statements per thread (~1.4 GB
@@ -342,8 +342,8 @@ def _load(units: _Units, path: Path, members: _Segments | None) -> int:
                     for part, chunk, digest in units.chunks():
                         text = _turtle(chunk)
                         feed.write(text)
-                        if members is not None and part != NEIGHBOURHOOD:
-                            members.add(digest, text)
+                        if segments is not None and part != NEIGHBOURHOOD:
+                            segments.add(digest, text)
             except BrokenPipeError:  # the loader died: its exit status and message say why
                 pass
             assert loader.stdout is not None
@@ -360,7 +360,7 @@ def _load(units: _Units, path: Path, members: _Segments | None) -> int:
     return int(stored)
 
 
-def _apply(units: _Units, old: _Index, source: Path, path: Path, members: _Segments | None) -> None:
+def _apply(units: _Units, old: _Index, source: Path, path: Path, segments: _Segments | None) -> None:
     """The store at ``source`` copied to ``path`` (hard links: its files are immutable), then each unit
     whose digest differs from ``old``'s deleted and written again, and each unit ``old`` has and the
     graph not deleted; the Turtle's chunks written or, unchanged, copied."""
@@ -375,8 +375,8 @@ def _apply(units: _Units, old: _Index, source: Path, path: Path, members: _Segme
                 if before is not None:
                     _delete(store, part, unit.subject)
                 changed.append(unit)
-        if members is not None and part != NEIGHBOURHOOD:
-            members.add(digest, None if digest in members.previous else _turtle(chunk))
+        if segments is not None and part != NEIGHBOURHOOD:
+            segments.add(digest, None if digest in segments.previous else _turtle(chunk))
     for part, subject in gone:
         _delete(store, part, subject)
     # one bulk load: each call starts Oxigraph's loader (about a millisecond)
