@@ -271,7 +271,7 @@ def test_update_neo4j_load_after_remove_equals_fresh_load(tmp_path: Path, seed_a
 
 def test_update_remakes_only_the_turtle_chunks_it_changed(tmp_path: Path, seeds_out: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The store and the Turtle are written by their difference from the last graph's: a removal makes
-    the Turtle of the chunks whose units changed and copies the others' gzip members (the folder is still
+    the Turtle of the chunks whose units changed and copies the others' compressed segments (the folder is still
     a build's, byte for byte: ``test_update_remove_deletes_what_only_those_papers_supported``)."""
     import gzip
 
