@@ -248,9 +248,11 @@ class RoleClassifier:
     entity it most surely proposes; when none passes as proposed, or that entity is their tail (a
     benchmark the paper introduces and evaluates on), from the method or model likeliest the paper's
     own (an evaluation's model, an analysis's subject), so that the graph still says what was
-    evaluated on what; from the paper only when the abstract names no other.  A comparison in a
-    sentence that says the proposal does better is OUTPERFORMS.  An entity is proposed (new) or used
-    (existing), never both: where both heads pass, the one further above its threshold stays.
+    evaluated on what; from the paper only when the abstract names no other.  A comparison is
+    OUTPERFORMS where any sentence that writes the baseline's name as its first mention does says
+    the proposal does better; that mention and sentence are the evidence.  A sentence with only the
+    acronym is not read: the edge would then be named by the acronym.  An entity is proposed (new)
+    or used (existing), never both: where both heads pass, the one further above its threshold stays.
     ``doc.user_data["title"]`` is read when the caller sets it.
     """
 
@@ -263,7 +265,7 @@ class RoleClassifier:
         mentions = [as_written(m, text) for m in doc._.kg_mentions]
         grouped = group_mentions(mentions)
         entities = [g for g, _ in grouped]
-        decided: list[tuple[str, int, float]] = []
+        decided: list[tuple[str, list[int], float]] = []
         proposed: tuple[int, float] | None = None  # the mention and probability of the entity most surely proposed
         likely: list[tuple[float, int]] = []  # (proposes probability, mention) of each method and model
         for entity, idx in grouped:
@@ -275,11 +277,11 @@ class RoleClassifier:
                 proposed = (idx[0], roles["proposes"])
             if "proposes" in roles and "uses" in roles:  # new or existing, not both: the surer one stays
                 del roles[min(("proposes", "uses"), key=lambda r: _logit(roles[r]) - _logit(self.model.thresholds[r]))]
-            decided += [(role, idx[0], p) for role, p in roles.items()]
+            decided += [(role, idx, p) for role, p in roles.items()]
         relations = list(doc._.kg_relations)
         likely.sort(key=lambda x: (-x[0], x[1]))
-        for role, tail, p in decided:
-            m = mentions[tail]
+        for role, idx, p in decided:
+            tail = idx[0]
             if role in ("proposes", "addresses"):
                 head = None
             elif proposed is not None and proposed[0] != tail:
@@ -287,8 +289,12 @@ class RoleClassifier:
             else:  # nothing passes as proposed, or this is the proposal itself (a benchmark evaluated on)
                 head = next((i for _, i in likely if i != tail), None)
             label = ROLE_EDGES[role]
-            if role == "compared_with" and _OUTPERFORM.search(text[m.sentence_start : m.sentence_end]):
-                label = "OUTPERFORMS"
+            if role == "compared_with":  # beaten where a sentence spelling its name says so (not its acronym's)
+                beaten = next((i for i in idx if mentions[i].text == mentions[tail].text
+                               and _OUTPERFORM.search(text[mentions[i].sentence_start : mentions[i].sentence_end])), None)
+                if beaten is not None:
+                    tail, label = beaten, "OUTPERFORMS"
+            m = mentions[tail]
             relations.append(Relation(head, tail, label, m.sentence_start, m.sentence_end, "roles.v1", round(p, 3)))
         doc._.kg_relations = tuple(relations)
         return doc

@@ -207,6 +207,34 @@ def test_an_entity_is_proposed_or_used_never_both() -> None:
     assert sorted((r.label, r.head, r.tail) for r in found) == [("PROPOSES", None, 0), ("USES", 0, 1)]
 
 
+def test_a_baseline_beaten_at_a_later_mention_is_outperformed_there() -> None:
+    """The sentence that says the proposal does better is read at every mention spelled as the
+    baseline's name, and that mention and sentence are the evidence; an acronym's sentence is not
+    read, since the edge's mention would then be the acronym rather than the name."""
+    nlp = spacy.blank("en")
+    sentences = ["We propose FooNet.", "Prior work used Best-of-N (BoN).", "FooNet beats Best-of-N.", "It also beats BoN."]
+    text = " ".join(sentences)
+    bounds = [(text.index(x), text.index(x) + len(x)) for x in sentences]
+
+    def mention(name: str, sentence: int, canonical: str, aliases: tuple[str, ...] = ()) -> Mention:
+        start = text.index(name, bounds[sentence][0])
+        return Mention(start, start + len(name), name, "Method", canonical, *bounds[sentence], "t", 1.0, aliases)
+
+    mentions = (mention("FooNet", 0, "foonet"), mention("Best-of-N", 1, "best of n"),
+                mention("BoN", 1, "best of n", ("BoN", "Best-of-N")), mention("FooNet", 2, "foonet"),
+                mention("Best-of-N", 2, "best of n"), mention("BoN", 3, "best of n", ("BoN", "Best-of-N")))
+    weights = {"proposes": {"rank=0|Method": 4.0}, "compared_with": {"rank=1|Method": 4.0}}
+    heads = RoleHeads({role: weights.get(role, {}) for role in ROLE_LABELS},
+                      {role: -2.0 if role in weights else -9.0 for role in ROLE_LABELS}, dict.fromkeys(ROLE_LABELS, 0.5))
+    compared = []
+    for kept in (mentions, mentions[:4] + mentions[5:]):  # then only the acronym's sentence says it
+        doc = nlp(text)
+        doc._.kg_mentions = kept
+        compared += [(r.label, r.head, r.tail, r.sentence_start) for r in RoleClassifier(heads)(doc)._.kg_relations
+                     if r.label != "PROPOSES"]
+    assert compared == [("OUTPERFORMS", 0, 4, bounds[2][0]), ("COMPARED_WITH", 0, 1, bounds[1][0])]
+
+
 def test_without_a_proposed_entity_the_likeliest_own_method_heads_the_other_roles() -> None:
     """An evaluation paper proposes nothing: its model, not the paper, is what was evaluated on the
     benchmark (so ``methods_on_dataset`` finds it); with no method or model named, the paper is."""
