@@ -16,7 +16,8 @@ of its nodes renamed and 1% of its relationships dropped ("1% change"). CPU seco
 ``--bulk`` adds a table for the offline importer (``kg.stores.neo4j_bulk``; the server must be one
 ``scripts/neo4j-local`` runs, ``NEO4J_LOCAL_HOME``): first its CSV written by one process and by two
 (seconds, and whether the files are the same), then each phase (CSV, import with the swap and
-restart, indexes, empty lists + statistics + format node) and relationships/s end to end, then a diff
+restart, indexes with the empty lists a label scan sets while they populate, the other empty lists
+and the format node) and relationships/s end to end, then a diff
 load of the same graph on top (it must write nothing) and the 1% change by the diff loader.
 
 ``--compare`` takes a file holding an older ``kg/stores/neo4j.py`` (``git show REV:kg/stores/neo4j.py``)

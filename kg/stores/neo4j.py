@@ -591,8 +591,9 @@ def load(
     return WriteReport("neo4j", n_counts, e_counts, seconds, batch_size)
 
 
-def create_schema(session: neo4j.Session) -> None:
-    """The constraints and indexes of every load (diff or bulk), then wait until they are online."""
+def create_schema(session: neo4j.Session, wait: bool = True) -> None:
+    """The constraints and indexes of every load (diff or bulk), then (``wait``) wait until they are
+    online; a bulk import writes beside their population and waits later (``await_indexes``)."""
     for label in NODE_LABELS:
         session.run(constraint_query(label)).consume()
     for label, indexed in INDEXES.items():
@@ -604,16 +605,25 @@ def create_schema(session: neo4j.Session) -> None:
     for edge_type, props in RELATIONSHIP_INDEXES.items():
         for prop in props:
             session.run(relationship_index_query(edge_type, prop)).consume()
+    if wait:
+        await_indexes(session)
+
+
+def await_indexes(session: neo4j.Session) -> None:
+    """Until every index is online (populated)."""
     session.run("CALL db.awaitIndexes(300)").consume()
 
 
-def finish(session: neo4j.Session) -> None:
+def finish(session: neo4j.Session, resample: bool = True) -> None:
     """Fresh index statistics and plans, then the format node that marks the load complete.
 
     Statistics sampled while the database was empty make the planner scan an index it should seek
-    (papers_for_entity did, after a load into an emptied database).
+    (papers_for_entity did, after a load into an emptied database).  A bulk import passes
+    ``resample=False``: its indexes were just built over the imported data, which samples them, and
+    the restart left no cached plan.
     """
-    session.run("CALL db.prepareForReplanning()").consume()
+    if resample:
+        session.run("CALL db.prepareForReplanning()").consume()
     session.run(SET_FORMAT, format=NEO4J_FORMAT).consume()
 
 

@@ -18,8 +18,9 @@ Steps:
    writes a side database (``kgimport``) while the server keeps serving the old one, then the server
    stops, the side database is swapped in under the target's name and the server starts. A failed
    or killed import leaves the served database as it was, and a rerun overwrites the side database;
-4. constraints and indexes (built over the imported data), empty lists (the importer stores none),
-   fresh statistics and the format node, as the diff loader does.
+4. constraints and indexes (built over the imported data, which gives them fresh statistics),
+   empty lists (the importer stores none; set by label scans while the indexes populate where
+   every node of the label holds the list) and the format node, as the diff loader does.
 
 Community edition serves one user database and cannot create another, hence the swap of store
 folders while the server is down (a restart: ~20 s here) rather than ``CREATE DATABASE``. The imported
@@ -51,8 +52,8 @@ from kg.schema import check_edge_type, check_label
 from kg.schema.aggregates import Aggregated
 from kg.schema.formats import FORMAT_LABEL
 from kg.stores import WriteReport, die_with_parent, graph_counts, no_gc
-from kg.stores.neo4j import (check_graph, clear_errors, connect, create_schema, finish, node_rows, relationship_properties,
-                             stored)
+from kg.stores.neo4j import (await_indexes, check_graph, clear_errors, connect, create_schema, finish, node_rows,
+                             relationship_properties, stored)
 
 SIDE_DATABASE = "kgimport"
 """The database an import writes before it is swapped in (``scripts/neo4j-local`` uses the same name)."""
@@ -74,18 +75,28 @@ SWAP_SCRIPT = (
 
 
 @dataclass(frozen=True, slots=True)
+class EmptyLists:
+    """The nodes of one label whose list property is empty: the importer cannot store an empty list
+    (an empty field is no property), so they are set after the import."""
+
+    ids: list[str]
+    on_every_node: bool
+    """Every node of the label holds the property, so the nodes the import left without it are
+    exactly ``ids``: one label scan sets them, with no look-up per id."""
+
+
+@dataclass(frozen=True, slots=True)
 class ImportFiles:
     """The CSV files of one graph and what the importer must be told about them.
 
-    ``empty_lists`` maps ``(label, property)`` to the ids of nodes whose list is empty, which the
-    importer cannot store (an empty field is no property); they are set after the import.
+    ``empty_lists`` maps ``(label, property)`` to the nodes whose list is empty (:class:`EmptyLists`).
     """
 
     directory: Path
     nodes: tuple[str, ...]
     relationships: tuple[str, ...]
     array_delimiter: str
-    empty_lists: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    empty_lists: dict[tuple[str, str], EmptyLists] = field(default_factory=dict)
 
     def importer_args(self, root: str) -> list[str]:
         """The importer's options, with the files under ``root`` (the folder as the importer sees it).
@@ -225,8 +236,8 @@ class _Tables:
         text = "".join(item for props in rows for v in props.values() if isinstance(v, list) for item in v if isinstance(item, str))
         return frozenset(c for c in ARRAY_DELIMITERS if c in text)
 
-    def write(self, directory: Path, delimiter: str) -> tuple[dict[str, str], dict[str, str], dict[tuple[str, str], list[str]], str]:
-        """The files per label and per type, the ids of nodes with an empty list, and the delimiter."""
+    def write(self, directory: Path, delimiter: str) -> tuple[dict[str, str], dict[str, str], dict[tuple[str, str], EmptyLists], str]:
+        """The files per label and per type, the nodes with an empty list, and the delimiter."""
         quoted = formatter("string", delimiter)
         node_files, empty_lists = {}, {}
         for label, rows in self.nodes.items():
@@ -235,7 +246,7 @@ class _Tables:
                 if kind.endswith("[]"):
                     empty = [props["id"] for props in rows if props.get(key) == []]
                     if empty:
-                        empty_lists[(label, key)] = empty
+                        empty_lists[(label, key)] = EmptyLists(empty, all(key in props for props in rows))
             ids = [quoted(props["id"]) for props in rows]
             node_files[label] = _table(directory / f"{label}.csv", ["id:ID", ":LABEL"], [ids, [label] * len(rows)], rows,
                                        types, delimiter)
@@ -476,27 +487,37 @@ def load(
         seconds["start"] = time.perf_counter() - t
         with driver.session(database=database) as session:
             t = time.perf_counter()
-            create_schema(session)
+            create_schema(session, wait=False)
+            for (label, key), empty in files.empty_lists.items():  # while the indexes populate: a scan needs none
+                if empty.on_every_node:
+                    session.run(empty_list_query(label, key, scan=True)).consume()
+            await_indexes(session)
             seconds["indexes"] = time.perf_counter() - t
             t = time.perf_counter()
-            for (label, key), ids in files.empty_lists.items():
-                for i in range(0, len(ids), 10_000):
-                    session.run(empty_list_query(label, key), ids=ids[i : i + 10_000]).consume()
-            finish(session)
+            for (label, key), empty in files.empty_lists.items():
+                if not empty.on_every_node:  # by id, through the id constraint's index
+                    for i in range(0, len(empty.ids), 10_000):
+                        session.run(empty_list_query(label, key), ids=empty.ids[i : i + 10_000]).consume()
+            finish(session, resample=False)
             seconds["finish"] = time.perf_counter() - t
     n_counts, e_counts = graph_counts(graph)
     return WriteReport("neo4j-bulk", n_counts, e_counts, seconds)
 
 
-def empty_list_query(label: str, key: str) -> str:
-    """Empty lists set by id (the importer stores none); property names come from our schema's maps.
+def empty_list_query(label: str, key: str, scan: bool = False) -> str:
+    """Empty lists set by id (the importer stores none), or with ``scan`` on every node of the label
+    without the property (:attr:`EmptyLists.on_every_node`); property names come from our schema's maps.
 
     Example:
         >>> empty_list_query("Method", "aliases")
         'UNWIND $ids AS id MATCH (n:Method {id: id}) SET n.aliases = []'
+        >>> empty_list_query("Paper", "aliases", scan=True)
+        'MATCH (n:Paper) WHERE n.aliases IS NULL SET n.aliases = []'
     """
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", key):
         raise SinkError(f"property name {key!r} cannot enter a query")
+    if scan:
+        return f"MATCH (n:{check_label(label)}) WHERE n.{key} IS NULL SET n.{key} = []"
     return f"UNWIND $ids AS id MATCH (n:{check_label(label)} {{id: id}}) SET n.{key} = []"
 
 
