@@ -249,10 +249,10 @@ class RoleClassifier:
     benchmark the paper introduces and evaluates on), from the method or model likeliest the paper's
     own (an evaluation's model, an analysis's subject), so that the graph still says what was
     evaluated on what; from the paper only when the abstract names no other.  A comparison is
-    OUTPERFORMS where any sentence that writes the baseline's name as its first mention does says
-    the proposal does better; that mention and sentence are the evidence.  A sentence with only the
-    acronym is not read: the edge would then be named by the acronym.  An entity is proposed (new)
-    or used (existing), never both: where both heads pass, the one further above its threshold stays.
+    OUTPERFORMS when the sentence of a mention written like the baseline's first one says the
+    proposal does better (that mention and sentence are then the evidence); a sentence with only the
+    acronym is not read, since the edge would then be named by the acronym.  An entity is proposed
+    (new) or used (existing), never both: where both heads pass, the one further above its threshold stays.
     ``doc.user_data["title"]`` is read when the caller sets it.
     """
 
