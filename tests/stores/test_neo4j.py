@@ -26,6 +26,7 @@ from kg.schema.formats import NEO4J_FORMAT
 from kg.api import aggregate
 from kg.settings import shared_path
 from kg.stores import graph_counts
+from tests.stores.conftest import papers_for_entity_plan
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "neo4j-local"
@@ -246,9 +247,6 @@ def test_neo4j_holds_the_indexes_the_canned_queries_seek_on(db):
     """Every index the load declares exists and is online, and an entity's papers are found by
     seeking ``paperBand`` in the relationship index (the plan, not a timing), also right after a
     load into an emptied database, whose index statistics the planner would otherwise trust."""
-    import neo4j
-
-    from kg import queries
     from kg.schema import NODE_LABELS
     from kg.stores import neo4j as sink
     from kg.testing import synthetic_graph
@@ -270,17 +268,7 @@ def test_neo4j_holds_the_indexes_the_canned_queries_seek_on(db):
     assert ("RELATIONSHIP", "MENTIONS", ("paperBand",), "RANGE") in expected
     assert held == expected
 
-    with neo4j.GraphDatabase.driver(db.neo4j_uri, auth=(db.neo4j_user, db.neo4j_password)) as driver:
-        summary = driver.execute_query(
-            "EXPLAIN " + queries.get("papers_for_entity").cypher,
-            {"entity": next(n.id for n in graph.nodes if n.label == "Method"), "limit": 100},
-            database_=db.neo4j_database,
-        ).summary
-
-    def operators(step: dict) -> list[str]:
-        return [step["operatorType"].split("@")[0], *(o for child in step.get("children", ()) for o in operators(child))]
-
-    assert "DirectedRelationshipIndexSeek" in operators(summary.plan)
+    assert "DirectedRelationshipIndexSeek" in papers_for_entity_plan(db, next(n.id for n in graph.nodes if n.label == "Method"))
 
 
 @pytest.mark.neo4j

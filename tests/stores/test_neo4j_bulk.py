@@ -24,6 +24,7 @@ from kg.records import GraphDocument
 from kg.stores import graph_counts
 from kg.stores.neo4j_bulk import ComposeServer, ImportFiles, LocalServer, _shares, column_types, formatter, write_csv
 from kg.testing import synthetic_graph
+from tests.stores.conftest import papers_for_entity_plan
 
 ROOT = Path(__file__).resolve().parents[2]
 TRICKY = [
@@ -284,20 +285,4 @@ def test_neo4j_bulk_killed_import_keeps_the_database_and_a_rerun_equals_the_diff
     assert {"csv", "import", "indexes", "finish"} <= set(report.seconds)
     assert _dump(conn) == expected  # same nodes, relationships, properties, indexes, format node
     # no resample after the import: the indexes built over its data already let the planner seek
-    assert "DirectedRelationshipIndexSeek" in _papers_for_entity_plan(conn, next(n.id for n in graph.nodes if n.label == "Method"))
-
-
-def _papers_for_entity_plan(conn, entity: str) -> list[str]:
-    """The operators of the plan ``papers_for_entity`` gets for ``entity``."""
-    import neo4j
-
-    from kg import queries
-
-    with neo4j.GraphDatabase.driver(conn.neo4j_uri, auth=(conn.neo4j_user, conn.neo4j_password)) as driver:
-        plan = driver.execute_query("EXPLAIN " + queries.get("papers_for_entity").cypher, {"entity": entity, "limit": 100},
-                                    database_=conn.neo4j_database).summary.plan
-
-    def operators(step: dict) -> list[str]:
-        return [step["operatorType"].split("@")[0], *(o for child in step.get("children", ()) for o in operators(child))]
-
-    return operators(plan)
+    assert "DirectedRelationshipIndexSeek" in papers_for_entity_plan(conn, next(n.id for n in graph.nodes if n.label == "Method"))
