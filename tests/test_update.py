@@ -308,3 +308,16 @@ def test_update_of_a_folder_without_its_store_or_index_writes_them_anew(tmp_path
         records = [r for r in archive.read(seeds_out / archive.FILE_NAME) if r[0].id != CYCLE_PAPER]
         kg.api._resolve_and_write(records, archive.read_header(seeds_out / archive.FILE_NAME), rebuilt, skipped=[], seconds={}, started=0.0)
         assert output_digest(out) == output_digest(rebuilt)
+
+
+def test_update_add_of_older_papers_moves_the_rising_rows(tmp_path: Path, seed_abstracts) -> None:
+    """Papers of an earlier year give rising_entities a year to split at: the kg:Rising rows an
+    update writes (every total moves with a new dated paper) are the fresh build's."""
+    newer = [replace(a, year=2026) for a in seed_abstracts[:19]]
+    older = [replace(a, year=2024) for a in seed_abstracts[19:]]
+    out, built = tmp_path / "out", tmp_path / "built"
+    kg.build([write_jsonl(tmp_path / "newer.jsonl", newer)], out)
+    kg.api.add(out, [write_jsonl(tmp_path / "older.jsonl", older)])
+    kg.build([write_jsonl(tmp_path / "all.jsonl", newer + older)], built)
+    _assert_same_as_build(out, built)
+    assert kg.open(out).sparql("SELECT (COUNT(?r) AS ?n) WHERE { ?r a kg:Rising }")[0]["n"] > 0

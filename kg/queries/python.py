@@ -254,7 +254,7 @@ def new_in_corpus(g: nx.MultiDiGraph, type: str, year: int, limit: int = 25) -> 
     return rows[:limit]
 
 
-@canned(program=steps.rising_entities)
+@canned(program=steps.rising_entities, aggregates=("risings",))
 def rising_entities(g: nx.MultiDiGraph, type: str, since: int = 2020, limit: int = 25) -> list[dict]:
     years = [y for _, d in g.nodes(data=True) if d["label"] == "Paper" and (y := d.get("year")) is not None]
     total_before = sum(y < since for y in years)

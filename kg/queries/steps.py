@@ -20,6 +20,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from kg.schema.aggregates import RISING_DEPTH
+
 Part = Callable[..., list[dict[str, Any]]]
 """``part(name, values, cap=None)``: the rows of one part run with these parameter values (``cap``: only
 the first rows are kept)."""
@@ -73,10 +75,16 @@ def _extend(part: Part, path: list[str], b: str, length: int) -> bool:
 
 
 def rising_entities(part: Part, type: str, since: int, limit: int) -> list[dict[str, Any]]:
-    """Rows of the ``ranked`` part, run only when dated papers fall both before and since ``since``.
+    """The ``stored`` rows (the first ``RISING_DEPTH`` of the ranking, kept at build time) when they
+    cover ``limit``; otherwise the rows of ``ranked``, run only when dated papers fall both before and
+    since ``since``.
 
-    Parts: ``totals`` — dated papers before and since ``since``; ``ranked`` — the ranking itself.
+    Parts: ``stored`` — the kept rows by rank band; ``totals`` — dated papers before and since
+    ``since``; ``ranked`` — the ranking counted from every dated mention.
     """
+    rows = part("stored", {"type": type, "since": since, "limit": min(limit, RISING_DEPTH)}, limit)
+    if limit <= RISING_DEPTH or len(rows) < RISING_DEPTH:  # fewer kept than the depth: they are all
+        return rows
     totals = part("totals", {"since": since})
     if not totals or not totals[0]["before"] or not totals[0]["after"]:
         return []  # growth = after * totalBefore - before * totalAfter is never positive

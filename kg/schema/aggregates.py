@@ -36,6 +36,9 @@ range indexes on the scalar ones serve ``top_entities``, ``new_in_corpus``, ``si
   ``coOccurringAbstracts`` and ``coOccurringLabels`` on the node in Neo4j), so ``co_occurring`` on a
   busy entity reads its answer instead of counting every (paper, entity) pair of its papers (about
   100,000 for "large language model");
+* for each label and each year that splits the dated papers in two: the first ``RISING_DEPTH`` rows
+  of ``rising_entities`` there (RDF store only, as ``risings``), so the query reads them by rank
+  band instead of counting every dated mention (7 s on the ICLR 2026 graph with 2,000 older papers);
 * MENTIONS edges: ``paperRank`` — the rank of the paper among the entity's papers by (year desc,
   paper id), the order of ``papers_for_entity``, and ``paperBand``, ``<entity id><US><band of that
   rank>``: a key the query looks up for each band instead of ordering every paper of a busy entity
@@ -66,6 +69,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy
+
 from kg.records import ENTITY_LABELS, METHOD_LABELS, GraphDocument
 from kg.schema.vocab import node_iri
 
@@ -87,6 +92,9 @@ stored answer serves any ``limit`` up to this (the default is 25)."""
 CO_OCCURRING_MIN_PAPERS = 10
 """Entities in fewer papers share them with a few hundred (paper, entity) pairs at most, which the
 query counts fast enough; storing them too would triple the rows."""
+RISING_DEPTH = 50
+"""How many of the first rows of ``rising_entities`` are stored per label and split: the stored
+answer serves any ``limit`` up to this (the default is 25)."""
 ANY_LABEL = "*"
 """The label part of the key of a co-occurrence's rank among entities of every label."""
 NEIGHBOURHOOD_MIN_EDGES = 100
@@ -125,6 +133,24 @@ class CoOccurrence:
     label_rank: int | None
 
 
+@dataclass(frozen=True, slots=True)
+class Rising:
+    """An entity among the first ``RISING_DEPTH`` of its label in the order of ``rising_entities``
+    (growth desc, ``after`` desc, id) for every ``since`` in ``sinces``: the years after one dated
+    paper's year up to the next, which all split the dated papers alike.  ``before`` and ``after``
+    count the entity's dated papers before and since them, ``total_before`` and ``total_after`` all
+    dated papers."""
+
+    entity: str
+    label: str
+    sinces: tuple[int, ...]
+    before: int
+    after: int
+    total_before: int
+    total_after: int
+    rank: int
+
+
 def band(rank: int) -> int:
     """The band of a 1-based rank: 0 for 1, 1 for 2, 2 for 3-4, 3 for 5-8 ...
 
@@ -144,6 +170,7 @@ KINDS: dict[str, str] = {
     "addressings": "the Addressing rows (methods_for_problem, problems_for_method)",
     "paper_ranks": "paperRank, paperBand, sentenceSpans on MENTIONS edges (papers_for_entity)",
     "outperform_bands": "beatsBand, beatenByBand on OUTPERFORMS edges (outperforms)",
+    "risings": "the Rising rows (rising_entities)",
 }
 """The kinds of aggregate a canned query can declare it needs (``kg.queries.spec.canned``); a build
 computes the kinds its queries declare, once, and hands them to every sink."""
@@ -153,8 +180,8 @@ computes the kinds its queries declare, once, and hands them to every sink."""
 class Aggregated:
     """A graph with its build-time aggregates: what every sink writes (the sinks only serialise).
 
-    ``graph`` carries the aggregate node and edge properties; ``addressings`` and ``co_occurrences``
-    are the rows stored beside it; ``kinds`` are the kinds computed (``KINDS``); ``neighbourhoods``
+    ``graph`` carries the aggregate node and edge properties; ``addressings``, ``co_occurrences`` and
+    ``risings`` are the rows stored beside it; ``kinds`` are the kinds computed (``KINDS``); ``neighbourhoods``
     serve ``kg serve``'s entity cards, not a canned query, and go to the embedded store only."""
 
     graph: GraphDocument
@@ -162,6 +189,7 @@ class Aggregated:
     co_occurrences: tuple[CoOccurrence, ...]
     kinds: frozenset[str]
     neighbourhoods: tuple[Neighbourhood, ...] = ()
+    risings: tuple[Rising, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,6 +253,7 @@ def aggregate(doc: GraphDocument, kinds: Iterable[str] = KINDS) -> Aggregated:
         tuple(co_occurrences(doc)) if "co_occurrences" in kinds else (),
         kinds,
         tuple(neighbourhoods(doc)),
+        tuple(risings(doc)) if "risings" in kinds else (),
     )
 
 
@@ -375,6 +404,58 @@ def addressings(doc: GraphDocument) -> list[Addressing]:
         for rank, problem in enumerate(sorted(papers, key=lambda p: (-len(papers[p]), names[p], p)), 1):
             out.append(Addressing(problem, m, tuple(sorted(papers[problem])), method_rank[(problem, m)], rank))
     return sorted(out, key=lambda a: (a.problem, a.method_rank))
+
+
+def risings(doc: GraphDocument, depth: int = RISING_DEPTH) -> list[Rising]:
+    """The first ``depth`` rows of ``rising_entities`` for every label and every ``since`` that leaves
+    dated papers on both sides, by label, split and rank.  Growth is ``after * total_before - before *
+    total_after`` (the share difference times both totals, exact in integers); only positive growth
+    ranks.  Counted on an (entity x year) matrix: 150,000 entities and 40 years take a second.
+
+    Example:
+        >>> from kg.records import Edge, Evidence, GraphDocument, Node
+        >>> ev = lambda p: (Evidence(p, 0, 1, 0, 1, "r", 1.0),)
+        >>> doc = GraphDocument(
+        ...     (Node("method:a", "Method", "A"), Node("method:b", "Method", "B"),
+        ...      *(Node(f"paper:{y}", "Paper", str(y), properties={"year": y}) for y in (2018, 2020, 2021))),
+        ...     (Edge("paper:2018", "method:a", "MENTIONS", ev("paper:2018")),
+        ...      Edge("paper:2021", "method:b", "MENTIONS", ev("paper:2021"))),
+        ... )
+        >>> [(r.entity, r.sinces, r.before, r.after, r.total_before, r.total_after, r.rank) for r in risings(doc)]
+        [('method:b', (2019, 2020), 0, 1, 1, 2, 1), ('method:b', (2021,), 0, 1, 2, 1, 1)]
+    """
+    labels = {n.id: n.label for n in doc.nodes}
+    year_of = {n.id: int(y) for n in doc.nodes if n.label == "Paper" and (y := n.properties.get("year")) is not None}
+    paper_years = numpy.array(sorted(year_of.values()), dtype=numpy.int64)
+    splits = numpy.unique(paper_years)
+    if len(splits) < 2:
+        return []
+    column = {int(y): i for i, y in enumerate(splits)}
+    dated = [(e.target, column[year_of[e.source]]) for e in doc.edges if e.type == "MENTIONS" and e.source in year_of]
+    entities = sorted({entity for entity, _ in dated})
+    row = {entity: i for i, entity in enumerate(entities)}  # rows in id order: the last tie-break is the row
+    counts = numpy.zeros((len(entities), len(splits)), dtype=numpy.int64)
+    numpy.add.at(counts, ([row[e] for e, _ in dated], [c for _, c in dated]), 1)
+    cumulative = counts.cumsum(axis=1)
+    label_of = numpy.array([labels[e] for e in entities], dtype=object)
+    out = []
+    for label in sorted(set(label_of)):
+        rows = numpy.flatnonzero(label_of == label)
+        for split in range(1, len(splits)):
+            total_before = int(numpy.searchsorted(paper_years, splits[split]))
+            total_after = len(paper_years) - total_before
+            before = cumulative[rows, split - 1]
+            after = cumulative[rows, -1] - before
+            growth = after * total_before - before * total_after
+            rising = numpy.flatnonzero(growth > 0)
+            if len(rising) > depth:  # keep the ties at the depth-th growth, then order exactly
+                cut = numpy.partition(growth[rising], len(rising) - depth)[len(rising) - depth]
+                rising = rising[growth[rising] >= cut]
+            ranked = rising[numpy.lexsort((rows[rising], -after[rising], -growth[rising]))][:depth]
+            sinces = tuple(range(int(splits[split - 1]) + 1, int(splits[split]) + 1))
+            out += [Rising(entities[rows[i]], label, sinces, int(before[i]), int(after[i]), total_before, total_after, rank)
+                    for rank, i in enumerate(ranked, 1)]
+    return out
 
 
 def _busy(doc: GraphDocument) -> dict[str, list[str]]:

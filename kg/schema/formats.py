@@ -12,16 +12,20 @@ from pathlib import Path
 
 from kg.errors import KGError
 
-STORE_FORMAT = 4
+STORE_FORMAT = 5
 """The embedded store (``summary.json`` records it): 2 = with the query aggregates of
 ``kg.schema.aggregates`` (paper ranks on MENTIONS edges); 3 = also the ranked ``kg:Addressing``
 rows of ``methods_for_problem``; 4 = also the ``kg:CoOccurrence`` rows of ``co_occurring`` and the
-ranks of OUTPERFORMS edges."""
-NEO4J_FORMAT = 1
-"""Neo4j: the aggregates and indexes a load makes.  A load that completes records it on the one
-``FORMAT_LABEL`` node (dropped when a load starts, so a load cut short leaves none)."""
+ranks of OUTPERFORMS edges; 5 = also the ``kg:Rising`` rows of ``rising_entities``."""
+NEO4J_FORMAT = 2
+"""Neo4j: the aggregates and indexes a load makes (2 = also the ``RISING_LABEL`` nodes).  A load that
+completes records it on the one ``FORMAT_LABEL`` node (dropped when a load starts, so a load cut
+short leaves none)."""
 FORMAT_LABEL = "PaperkgFormat"
 """The label of Neo4j's format node; not one of the graph's labels, so counts and prunes leave it alone."""
+RISING_LABEL = "PaperkgRising"
+"""The label of Neo4j's ``rising_entities`` rows (``kg.stores.neo4j.rising_rows``): like the format
+node, not one of the graph's labels."""
 READ_NEO4J_FORMAT = f"MATCH (f:{FORMAT_LABEL}) RETURN f.format AS format"
 
 

@@ -68,9 +68,9 @@ from kg.errors import SinkError
 from kg.settings import DEFAULT_NEO4J_URI
 from kg.records import ENTITY_LABELS, Edge, GraphDocument
 from kg.schema import EDGE_TYPES, NODE_LABELS, check_edge_type, check_label, edge_properties, node_properties
-from kg.schema.formats import FORMAT_LABEL, NEO4J_FORMAT
+from kg.schema.formats import FORMAT_LABEL, NEO4J_FORMAT, RISING_LABEL
 from kg.names import name_keys
-from kg.schema.aggregates import SECTIONS, Aggregated, CoOccurrence, joined_keys
+from kg.schema.aggregates import SECTIONS, SEPARATOR, Aggregated, CoOccurrence, Rising, joined_keys
 from kg.stores import WriteReport, graph_counts, no_gc
 
 log = logging.getLogger(__name__)
@@ -97,6 +97,10 @@ INDEXES: dict[str, tuple[tuple[str, ...], ...]] = {
 # The format node (kg.schema.formats) is dropped when a load starts and set when it ends.
 DROP_FORMAT = f"MATCH (f:{FORMAT_LABEL}) DELETE f"
 SET_FORMAT = f"MERGE (f:{FORMAT_LABEL}) SET f.format = $format"
+# The rows of rising_entities (kg.schema.aggregates.risings), rewritten whole before the format node is set.
+DROP_RISING = f"MATCH (r:{RISING_LABEL}) DELETE r"
+CREATE_RISING = f"UNWIND $rows AS row CREATE (r:{RISING_LABEL}) SET r = row"
+RISING_CONSTRAINT = f"CREATE CONSTRAINT paperkgrising_id IF NOT EXISTS FOR (r:{RISING_LABEL}) REQUIRE r.id IS UNIQUE"
 RELATIONSHIP_INDEXES: dict[str, tuple[str, ...]] = {"MENTIONS": ("paperBand",)}
 """Range indexes per relationship type: ``papers_for_entity`` seeks its first rows by band key."""
 AREA_KEYS = "areaKeys"
@@ -301,6 +305,27 @@ def node_rows(aggregated: Aggregated, labels: Container[str] | None = None) -> d
         props = digested(props)
         rows[check_label(node.label)].append({"id": node.id, "digest": props[DIGEST], "props": props})
     return dict(rows)
+
+
+def rising_rows(risings: Sequence[Rising]) -> list[dict[str, Any]]:
+    """One row per (label, since) that has rising entities, id ``<label><US><since>``: the entity ids of
+    the first ``RISING_DEPTH`` of the ranking in its order, their dated papers before and since, and
+    the totals (``kg.queries.steps.rising_entities`` decides when to count instead).
+
+    Example:
+        >>> rising_rows([Rising("method:b", "Method", (2019, 2020), 0, 1, 1, 2, 1)])[1]["id"]
+        'Method\\x1f2020'
+    """
+    rows: dict[str, dict[str, Any]] = {}
+    for r in risings:  # by label, split and rank
+        for since in r.sinces:
+            key = f"{r.label}{SEPARATOR}{since}"
+            row = rows.setdefault(key, {"id": key, "entityIds": [], "papersBefore": [], "papersSince": [],
+                                        "datedPapersBefore": r.total_before, "datedPapersSince": r.total_after})
+            row["entityIds"].append(r.entity)
+            row["papersBefore"].append(r.before)
+            row["papersSince"].append(r.after)
+    return list(rows.values())
 
 
 def area_keys(area_bands: Sequence[str]) -> str:
@@ -581,7 +606,7 @@ def load(
                 seconds["prune"] = time.perf_counter() - t
 
             t = time.perf_counter()
-            finish(session)
+            finish(session, aggregated)
             seconds["statistics"] = time.perf_counter() - t
     n_counts, e_counts = graph_counts(graph)
     log.info(
@@ -596,6 +621,7 @@ def create_schema(session: neo4j.Session, wait: bool = True) -> None:
     online; a bulk import writes beside their population and waits later (``await_indexes``)."""
     for label in NODE_LABELS:
         session.run(constraint_query(label)).consume()
+    session.run(RISING_CONSTRAINT).consume()
     for label, indexed in INDEXES.items():
         for properties in indexed:
             session.run(index_query(label, properties)).consume()
@@ -614,14 +640,17 @@ def await_indexes(session: neo4j.Session) -> None:
     session.run("CALL db.awaitIndexes(300)").consume()
 
 
-def finish(session: neo4j.Session, resample: bool = True) -> None:
-    """Fresh index statistics and plans, then the format node that marks the load complete.
+def finish(session: neo4j.Session, aggregated: Aggregated, resample: bool = True) -> None:
+    """The rows of ``rising_entities``, fresh index statistics and plans, then the format node that
+    marks the load complete.
 
     Statistics sampled while the database was empty make the planner scan an index it should seek
     (papers_for_entity did, after a load into an emptied database).  A bulk import passes
     ``resample=False``: its indexes were just built over the imported data, which samples them, and
     the restart left no cached plan.
     """
+    session.execute_write(lambda tx: (tx.run(DROP_RISING).consume(),
+                                      tx.run(CREATE_RISING, rows=rising_rows(aggregated.risings)).consume()))
     if resample:
         session.run("CALL db.prepareForReplanning()").consume()
     session.run(SET_FORMAT, format=NEO4J_FORMAT).consume()

@@ -50,7 +50,7 @@ from neo4j import exceptions as nex
 from kg.errors import SinkError
 from kg.schema import check_edge_type, check_label
 from kg.schema.aggregates import Aggregated
-from kg.schema.formats import FORMAT_LABEL
+from kg.schema.formats import FORMAT_LABEL, RISING_LABEL
 from kg.stores import WriteReport, die_with_parent, graph_counts, no_gc
 from kg.stores.neo4j import (await_indexes, check_graph, clear_errors, connect, create_schema, finish, node_rows,
                              relationship_properties, stored)
@@ -409,10 +409,12 @@ def _run(server: Server, command: list[str], timeout: float, cwd: Path | None = 
 
 
 def held_nodes(driver: neo4j.Driver, database: str) -> int:
-    """Nodes in the database other than the format node (count store: constant time)."""
+    """Nodes in the database other than the format node and the rows of ``rising_entities`` (count
+    store: constant time)."""
     with driver.session(database=database, default_access_mode=neo4j.READ_ACCESS) as session:
         every = session.run("MATCH (n) RETURN count(n) AS c").single(strict=True)["c"]
-        marks = session.run(f"MATCH (f:{FORMAT_LABEL}) RETURN count(f) AS c").single(strict=True)["c"]
+        marks = sum(session.run(f"MATCH (f:{label}) RETURN count(f) AS c").single(strict=True)["c"]
+                    for label in (FORMAT_LABEL, RISING_LABEL))
     return int(every - marks)
 
 
@@ -498,7 +500,7 @@ def load(
                 if not empty.on_every_node:  # by id, through the id constraint's index
                     for i in range(0, len(empty.ids), 10_000):
                         session.run(empty_list_query(label, key), ids=empty.ids[i : i + 10_000]).consume()
-            finish(session, resample=False)
+            finish(session, aggregated, resample=False)
             seconds["finish"] = time.perf_counter() - t
     n_counts, e_counts = graph_counts(graph)
     return WriteReport("neo4j-bulk", n_counts, e_counts, seconds)

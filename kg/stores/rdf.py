@@ -66,24 +66,27 @@ def statements(aggregated: Aggregated, *, neighbourhoods: bool = False) -> Itera
                 yield from unit.statements()
 
 
-NODE, EDGE, NODE_AGGREGATES, EDGE_AGGREGATES, ADDRESSING, CO_OCCURRENCE, NEIGHBOURHOOD = "n", "e", "N", "E", "a", "c", "h"
+NODE, EDGE, NODE_AGGREGATES, EDGE_AGGREGATES = "n", "e", "N", "E"
+ADDRESSING, CO_OCCURRENCE, RISING, NEIGHBOURHOOD = "a", "c", "r", "h"
 """The parts the statements are grouped in, in the Turtle's order (the neighbourhoods, last, are the
 store's only).  A *unit* is the statements of one part about one subject: a node's own statements
 (type, properties, name keys, the direct triples of its outgoing edges), an edge's qualified
-resource and its evidence, a node's or an edge's aggregate properties, an ``Addressing`` or
-``CoOccurrence`` row, a busy node's neighbourhood.  Aggregates are units of their own because a new
-paper moves many ranks and little else."""
-_CHUNK_MASKS = {NODE: 31, EDGE: 31, NODE_AGGREGATES: 63, CO_OCCURRENCE: 63, EDGE_AGGREGATES: 1023, ADDRESSING: 1023, NEIGHBOURHOOD: 1023}
+resource and its evidence, a node's or an edge's aggregate properties, an ``Addressing``,
+``CoOccurrence`` or ``Rising`` row, a busy node's neighbourhood.  Aggregates are units of their own
+because a new paper moves many ranks and little else."""
+_CHUNK_MASKS = {NODE: 31, EDGE: 31, NODE_AGGREGATES: 63, CO_OCCURRENCE: 63, EDGE_AGGREGATES: 1023, ADDRESSING: 1023, RISING: 1023,
+                NEIGHBOURHOOD: 1023}
 """A chunk ends after a unit whose subject hashes to 0 under its part's mask: about 32 nodes or edges
 per chunk.  The boundaries depend on subjects only, so a paper added or removed leaves the other
 chunks as they were, and an update copies their compressed segments of the Turtle.  Each segment is
 compressed alone, so small chunks compress worse (Turtle in 16 kB pieces: 5.3x; 128 kB: 6.3x; whole:
 6.5x).  Parts where a new paper moves many values anyway (the MENTIONS edges' paper ranks, the
-Addressing rows' ranks: a tenth of them for 100 papers in the ICLR 2026 graph) have long chunks."""
+Addressing rows' ranks: a tenth of them for 100 papers in the ICLR 2026 graph; the Rising rows'
+paper totals: all of them) have long chunks."""
 _NODE_AGGREGATES = frozenset(AGGREGATE_PROPERTIES)
 _EDGE_AGGREGATES = frozenset(EDGE_AGGREGATE_PROPERTIES)
 _NEIGHBOURHOOD = v.KG + "neighbourhood"
-_ROW_NODES = frozenset({"problem", "method", "entity", "other"})
+_ROW_NODES = frozenset({"problem", "method", "entity", "other", "risingEntity"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +123,7 @@ class _Units:
         """(part, units, digest of the units' digests), chunk by chunk in the Turtle's order."""
         parts = ((NODE, self._nodes()), (EDGE, self._edges()), (NODE_AGGREGATES, self._node_aggregates()),
                  (EDGE_AGGREGATES, self._edge_aggregates()), (ADDRESSING, self._addressings()),
-                 (CO_OCCURRENCE, self._co_occurrences()), (NEIGHBOURHOOD, self._neighbourhoods()))
+                 (CO_OCCURRENCE, self._co_occurrences()), (RISING, self._risings()), (NEIGHBOURHOOD, self._neighbourhoods()))
         for part, units in parts:
             mask, chunk = _CHUNK_MASKS[part], []
             for unit in units:
@@ -219,6 +222,14 @@ class _Units:
                           for label, rank in ((ANY_LABEL, c.rank), (c.label, c.label_rank)) if rank is not None)
             yield self._row(CO_OCCURRENCE, "CoOccurrence", (c.entity, c.other),
                             (("entity", c.entity), ("other", c.other), ("support", c.abstracts), *bands))
+
+    def _risings(self) -> Iterator[_Unit]:
+        for r in self.aggregated.risings:
+            bands = tuple(("risingBand", f"{r.label}{SEPARATOR}{since}{SEPARATOR}{band(r.rank)}") for since in r.sinces)
+            yield self._row(RISING, "Rising", (r.label, str(r.sinces[-1]), r.entity), (
+                ("risingEntity", r.entity), ("papersBefore", r.before), ("papersSince", r.after),
+                ("datedPapersBefore", r.total_before), ("datedPapersSince", r.total_after), *bands,
+            ))
 
     def _row(self, part: str, cls: str, joins: tuple[str, ...], values: tuple[tuple[str, Any], ...]) -> _Unit:
         """A build-time row resource of class ``kg:<cls>`` (named by a hash of the ids it joins) and its

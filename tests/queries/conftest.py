@@ -95,6 +95,18 @@ _loaded: dict[str, str] = {}
 _after_import: dict[str, Any] = {}
 
 
+@pytest.fixture(scope="session")
+def iclr_dated_built(iclr_built: Built, tmp_path_factory: pytest.TempPathFactory) -> Built:
+    """The ICLR slice with its papers spread over 2015-2026 with gaps (every paper there is from 2026):
+    enough rising entities of every type that ``rising_entities`` runs past its stored depth."""
+    from dataclasses import replace
+
+    years = (2015, 2016, 2018, 2019, 2023, 2026)  # 2017 and 2020-2022 split the papers as 2018 and 2023 do
+    nodes = tuple(replace(n, properties=n.properties | {"year": years[i % len(years)]}) if n.label == "Paper" else n
+                  for i, n in enumerate(iclr_built.document.nodes))
+    return _built("iclr1000-dated", replace(iclr_built.document, nodes=nodes), tmp_path_factory.mktemp("iclr1000-dated"))
+
+
 def load_into_neo4j(driver_conn: tuple[Any, Any], built: Built, bulk: bool = False) -> Any:
     """Make the database hold exactly ``built`` (once per graph and loader per session, in order of
     use); ``bulk``: by the offline importer (``kg.stores.neo4j_bulk``, which restarts the server)."""

@@ -177,3 +177,35 @@ def test_co_occurring_stored_and_counted(iclr_built, backend: str, request, monk
                 assert queries.run("co_occurring", params, backend, **connection) == expected, params
     if backend == "embedded":
         assert used.count("stored") == 30 * 4 * 4 and used.count("counted") == 30 * 4 + 10 * 4 * 5
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["embedded", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+def test_rising_entities_stored_and_counted(iclr_dated_built, backend: str, request, monkeypatch) -> None:
+    """rising_entities answers from its stored rows within their depth (or when fewer were kept) and
+    by counting beyond it: every path equals the reference, for every type, for years that split the
+    papers, years in a gap between them and years outside them, and at the edges of the depth."""
+    from kg.records import ENTITY_LABELS
+    from kg.schema.aggregates import RISING_DEPTH
+
+    built = iclr_dated_built
+    connection = {"store": built.store}
+    if backend == "neo4j":
+        from conftest import load_into_neo4j
+
+        connection = {"driver": load_into_neo4j(request.getfixturevalue("neo4j_driver"), built)}
+    used: list[str] = []
+    original = queries.get("rising_entities").declaration.program
+    _replace_program(monkeypatch, "rising_entities",
+                     lambda part, **kw: original(lambda name, *a, **k: used.append(name) or part(name, *a, **k), **kw))
+    counted = 0
+    for type in ENTITY_LABELS:
+        for since in (2014, 2015, 2016, 2017, 2020, 2023, 2026, 2027):
+            for limit in (1, 25, RISING_DEPTH, RISING_DEPTH + 1, 500):
+                params = {"type": type, "since": since, "limit": limit}
+                expected = queries.run("rising_entities", params, "python", graph=built.graph)
+                assert queries.run("rising_entities", params, backend, **connection) == expected, params
+                counted += limit > RISING_DEPTH and len(expected) >= RISING_DEPTH  # all the depth kept: count
+    assert counted >= 20  # the counting path is exercised, not only the stored rows
+    if backend == "embedded":
+        assert used.count("stored") == 6 * 8 * 5 and used.count("ranked") == counted

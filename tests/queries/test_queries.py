@@ -82,7 +82,7 @@ def test_every_aggregate_kind_serves_a_declared_query() -> None:
         texts = q.cypher + q.sparql
         looked_up = {"rank_bands": "rankBand", "first_year": "firstYearBand", "entity_count": "entityCount",
                      "areas": "areaBands", "co_occurrences": "coOccurr", "addressings": "Addressing",
-                     "paper_ranks": "paperBand", "outperform_bands": "beatsBand"}
+                     "paper_ranks": "paperBand", "outperform_bands": "beatsBand", "risings": "risingBand"}
         assert {k for k, word in looked_up.items() if word in texts} == set(q.declaration.aggregates), q.name
 
 
