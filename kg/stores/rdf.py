@@ -374,7 +374,9 @@ def _load(units: _Units, path: Path, segments: _Segments | None) -> int:
 def _apply(units: _Units, old: _Index, source: Path, path: Path, segments: _Segments | None) -> None:
     """The store at ``source`` copied to ``path`` (hard links: its files are immutable), then each unit
     whose digest differs from ``old``'s deleted and written again, and each unit ``old`` has and the
-    graph not deleted; the Turtle's chunks written or, unchanged, copied."""
+    graph not deleted; the Turtle's chunks written or, unchanged, copied.  The store is compacted at
+    the end, as a build's is: left with its deletions and ingested files, it answered the canned
+    queries about 1.4x slower (median p50) than a fresh build; compacted, as fast (see the README)."""
     ox.Store.read_only(str(source)).backup(str(path))
     store = ox.Store(str(path))
     gone = dict(old.units)
@@ -393,6 +395,7 @@ def _apply(units: _Units, old: _Index, source: Path, path: Path, segments: _Segm
     # one bulk load: each call starts Oxigraph's loader (about a millisecond)
     store.bulk_extend(ox.Quad(t.subject, t.predicate, t.object) for unit in changed for t in unit.statements())
     store.flush()
+    store.optimize()
 
 
 def _delete(store: ox.Store, part: str, subject: str) -> None:
