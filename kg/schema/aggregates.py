@@ -37,8 +37,10 @@ range indexes on the scalar ones serve ``top_entities``, ``new_in_corpus``, ``si
   busy entity reads its answer instead of counting every (paper, entity) pair of its papers (about
   100,000 for "large language model");
 * for each label and each year that splits the dated papers in two: the first ``RISING_DEPTH`` rows
-  of ``rising_entities`` there (RDF store only, as ``risings``), so the query reads them by rank
-  band instead of counting every dated mention (7 s on the ICLR 2026 graph with 2,000 older papers);
+  of ``rising_entities`` there (as ``risings``: ``kg:Rising`` rows in the RDF store, read by rank
+  band; one ``PaperkgRising`` node per label and year in Neo4j, ``kg.stores.neo4j.rising_rows``), so
+  the query reads them instead of counting every dated mention (7 s on the ICLR 2026 graph with
+  2,000 older papers);
 * MENTIONS edges: ``paperRank`` — the rank of the paper among the entity's papers by (year desc,
   paper id), the order of ``papers_for_entity``, and ``paperBand``, ``<entity id><US><band of that
   rank>``: a key the query looks up for each band instead of ordering every paper of a busy entity
@@ -410,7 +412,7 @@ def risings(doc: GraphDocument, depth: int = RISING_DEPTH) -> list[Rising]:
     """The first ``depth`` rows of ``rising_entities`` for every label and every ``since`` that leaves
     dated papers on both sides, by label, split and rank.  Growth is ``after * total_before - before *
     total_after`` (the share difference times both totals, exact in integers); only positive growth
-    ranks.  Counted on an (entity x year) matrix: 150,000 entities and 40 years take a second.
+    ranks.  Counted on an (entity x year) matrix: 150,000 entities over 34 years took 0.6 s.
 
     Example:
         >>> from kg.records import Edge, Evidence, GraphDocument, Node
