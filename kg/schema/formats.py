@@ -36,7 +36,7 @@ def check_store(out: Path, built: int) -> None:
         >>> check_store(Path("out"), 1)
         Traceback (most recent call last):
         ...
-        kg.errors.KGError: out: the store was built by another paperkg version (store format 1, this version reads 4); rebuild it with `kg build ... -o out`
+        kg.errors.KGError: out: the store was built by another paperkg version (store format 1, this version reads 5); rebuild it with `kg build ... -o out`
     """
     if built != STORE_FORMAT:
         raise KGError(f"{out}: the store was built by another paperkg version (store format {built}, "
