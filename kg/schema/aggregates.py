@@ -439,12 +439,13 @@ def risings(doc: GraphDocument, depth: int = RISING_DEPTH) -> list[Rising]:
     counts = numpy.zeros((len(entities), len(splits)), dtype=numpy.int64)
     numpy.add.at(counts, ([row[e] for e, _ in dated], [c for _, c in dated]), 1)
     cumulative = counts.cumsum(axis=1)
+    totals_before = numpy.searchsorted(paper_years, splits)  # dated papers before each year
     label_of = numpy.array([labels[e] for e in entities], dtype=object)
     out = []
     for label in sorted(set(label_of)):
         rows = numpy.flatnonzero(label_of == label)
         for split in range(1, len(splits)):
-            total_before = int(numpy.searchsorted(paper_years, splits[split]))
+            total_before = int(totals_before[split])
             total_after = len(paper_years) - total_before
             before = cumulative[rows, split - 1]
             after = cumulative[rows, -1] - before

@@ -20,7 +20,8 @@ Steps:
    or killed import leaves the served database as it was, and a rerun overwrites the side database;
 4. constraints and indexes (built over the imported data, which gives them fresh statistics),
    empty lists (the importer stores none; set by label scans while the indexes populate where
-   every node of the label holds the list) and the format node, as the diff loader does.
+   every node of the label holds the list), the rows of ``rising_entities`` and the format node, as
+   the diff loader does.
 
 Community edition serves one user database and cannot create another, hence the swap of store
 folders while the server is down (a restart: ~20 s here) rather than ``CREATE DATABASE``. The imported
