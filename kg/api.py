@@ -152,14 +152,16 @@ def _resolve_and_write(records: list[archive.Record], meta: dict[str, Any], out:
     of this version's format (``rdf.write_store``).
     """
     from kg.resolve import build_graph, confident
+    from kg.stores import no_gc
 
-    records.sort(key=lambda r: r[0].id)
-    cut = [(a, confident(x, meta["minConfidence"])) for a, x in records]
-    graph = build_graph(cut)
-    graph = GraphDocument(graph.nodes, graph.edges, {"extractor": meta["extractor"], "model": meta["model"],
-                                                     "minConfidence": meta["minConfidence"]})
-    summary = summarize(graph, [x for _, x in cut])
-    del cut
+    with no_gc():  # a third of resolution's time on the ICLR 2026 graph, for objects none of which is cyclic
+        records.sort(key=lambda r: r[0].id)
+        cut = [(a, confident(x, meta["minConfidence"])) for a, x in records]
+        graph = build_graph(cut)
+        graph = GraphDocument(graph.nodes, graph.edges, {"extractor": meta["extractor"], "model": meta["model"],
+                                                         "minConfidence": meta["minConfidence"]})
+        summary = summarize(graph, [x for _, x in cut])
+        del cut
     summary["skipped"] = skipped
     summary["seconds"] = seconds
     previous = out if update and _store_format(out) == STORE_FORMAT else None
@@ -217,7 +219,7 @@ def add(
         if not incoming:
             raise BuildError("no abstracts to add (every record was empty, a placeholder or skipped)")
         read_at = time.perf_counter()
-        kept = {a.id: (a, x) for a, x in archive.read(out / archive.FILE_NAME)}
+        kept = _kept_records(out)
         kept_at = time.perf_counter()
         changed = [a for pid, a in incoming.items() if pid not in kept or kept[pid][0] != a]
         unchanged = tuple(sorted(pid for pid in incoming if pid in kept and kept[pid][0] == incoming[pid]))
@@ -242,7 +244,7 @@ def remove(out: str | Path, ids: Iterable[str]) -> UpdateResult:
     out = Path(out).resolve()
     with outdir.exclusive(out):
         meta = _kept_header(out)
-        kept = {a.id: (a, x) for a, x in archive.read(out / archive.FILE_NAME)}
+        kept = _kept_records(out)
         asked = {i: i if i in kept else i.removeprefix("paper:") for i in ids}
         unknown = [i for i, pid in asked.items() if pid not in kept]
         if unknown:
@@ -255,6 +257,14 @@ def remove(out: str | Path, ids: Iterable[str]) -> UpdateResult:
         del kept
         _, summary, _ = _resolve_and_write(rest, meta, out, skipped=[], seconds=seconds, started=started, update=True)
     return UpdateResult(out, summary, removed=removed)
+
+
+def _kept_records(out: Path) -> dict[str, archive.Record]:
+    """``out``'s kept records by paper id."""
+    from kg.stores import no_gc
+
+    with no_gc():  # a third faster on the ICLR 2026 records
+        return {a.id: (a, x) for a, x in archive.read(out / archive.FILE_NAME)}
 
 
 def _kept_header(out: Path, extractor: str | None = None, model: str | None = None,

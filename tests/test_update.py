@@ -269,35 +269,44 @@ def test_update_neo4j_load_after_remove_equals_fresh_load(tmp_path: Path, seed_a
     assert updated[0] != graph_counts(kg.open(seeds_out).document)
 
 
-def test_update_remakes_only_the_turtle_chunks_it_changed(tmp_path: Path, seeds_out: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_update_remakes_only_the_turtle_units_it_changed(tmp_path: Path, seeds_out: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The store and the Turtle are written by their difference from the last graph's: a removal makes
-    the Turtle of the chunks whose units changed and copies the others' compressed segments (the folder is still
-    a build's, byte for byte: ``test_update_remove_deletes_what_only_those_papers_supported``)."""
+    the Turtle of exactly the units whose digest changed, takes the other units of their chunks from the
+    previous export's text and copies the unchanged chunks' compressed segments (the folder is still a
+    build's, byte for byte, which a full write checks here and
+    ``test_update_remove_deletes_what_only_those_papers_supported`` too)."""
     import gzip
 
     from kg.stores import rdf
 
+    def units(folder: Path) -> dict[tuple[str, str], str]:
+        with gzip.open(folder / rdf.INDEX_FILE, "rt") as f:
+            f.readline()
+            return {(part, subject): digest for part, subject, digest in (line.rstrip("\n").split("\t") for line in f)}
+
     out = _copy(seeds_out, tmp_path)
     made = []
     turtle = rdf._turtle
-    monkeypatch.setattr(rdf, "_turtle", lambda chunk: (made.append(len(chunk)), turtle(chunk))[1])
+    monkeypatch.setattr(rdf, "_turtle", lambda chunk: (made.extend((u.part, u.subject) for u in chunk), turtle(chunk))[1])
     kg.api.remove(out, [CYCLE_PAPER])
-    with gzip.open(out / rdf.INDEX_FILE, "rt") as f:
-        chunks = json.loads(f.readline())["chunks"]
-    assert 0 < len(made) < len(chunks) / 3
+    before, after = units(seeds_out), units(out)
+    changed = {key for key, digest in after.items() if before.get(key) != digest and key[0] != rdf.NEIGHBOURHOOD}
+    assert changed and len(changed) < len(after) / 10
+    assert sorted((part, subject.removeprefix(rdf.v.ID)) for part, subject in made) == sorted(changed)
     made.clear()
     rebuilt = tmp_path / "rebuilt"
     records = [r for r in archive.read(seeds_out / archive.FILE_NAME) if r[0].id != CYCLE_PAPER]
     kg.api._resolve_and_write(records, archive.read_header(seeds_out / archive.FILE_NAME), rebuilt, skipped=[], seconds={}, started=0.0)
-    assert len(made) == len(chunks) and output_digest(out) == output_digest(rebuilt)
+    assert len(made) == sum(1 for part, _ in after if part != rdf.NEIGHBOURHOOD) and output_digest(out) == output_digest(rebuilt)
 
 
 def test_update_of_a_folder_without_its_store_or_index_writes_them_anew(tmp_path: Path, seeds_out: Path) -> None:
     """What an update compares may be missing (deleted by hand, or a folder from before the index): it
-    then writes the store and the Turtle whole, and the folder is still a build's."""
+    then writes the store and the Turtle whole (without the previous Turtle, every chunk's Turtle is
+    made anew), and the folder is still a build's."""
     from kg.stores import rdf
 
-    for missing in ("store", rdf.INDEX_FILE):
+    for missing in ("store", rdf.INDEX_FILE, "graph.ttl.gz"):
         out = _copy(seeds_out, tmp_path / missing)
         if missing == "store":
             shutil.rmtree(out / missing)

@@ -14,6 +14,7 @@ import io
 import json
 import os
 import queue
+import re
 import subprocess
 import sys
 import tempfile
@@ -21,10 +22,12 @@ import struct
 import threading
 import zlib
 from collections import defaultdict
+from concurrent.futures import Future, ThreadPoolExecutor
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache, partial
+from itertools import chain, repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -303,9 +306,10 @@ def _property(iri: Callable, s: ox.NamedNode, name: str, value: Any) -> Iterator
 
 
 INDEX_FILE = "statements.idx.gz"
-"""Beside the store and the Turtle: the digest of every unit and the Turtle's chunks (digest, offset,
-length), which ``kg add`` and ``kg remove`` compare to rewrite only what changed."""
-_INDEX_FORMAT = 1
+"""Beside the store and the Turtle: the digest of every unit, in the Turtle's order, and the Turtle's
+chunks (digest, offset, length, CRC, text length, units), which ``kg add`` and ``kg remove`` compare to
+rewrite only what changed."""
+_INDEX_FORMAT = 2
 
 
 def write_store(aggregated: Aggregated, path: Path, turtle: Path | None = None, *, index: Path | None = None,
@@ -318,22 +322,27 @@ def write_store(aggregated: Aggregated, path: Path, turtle: Path | None = None, 
 
     A new store is bulk-loaded and compacted (``_load``); returns the statements stored.  With
     ``previous``, a folder holding the store, Turtle and index of the last graph under the same names,
-    the store is that one's copy (hard links) with the changed units deleted and written again, and
-    the Turtle's unchanged chunks are copied compressed: the same outputs as a new store, for the
-    cost of the difference (``kg add``, ``kg remove``); returns None.
+    the store is that one's copy (hard links) with the changed units deleted and written again, the
+    Turtle's unchanged chunks are copied compressed and, in a changed chunk, only the changed units'
+    Turtle is made: the same outputs as a new store, for the cost of the difference (``kg add``,
+    ``kg remove``); returns None.
     """
     usable = previous is not None and index is not None and (previous / path.name).is_dir()
     old = _read_index(previous / index.name) if usable else None  # else everything is written anew
     units = _Units(aggregated)
-    with contextlib.ExitStack() as stack:
-        segments = stack.enter_context(_Segments(turtle, None if old is None else (previous / turtle.name, old.chunks))) if turtle else None
-        if old is None:
-            stored: int | None = _load(units, path, segments)
-        else:
-            _apply(units, old, previous / path.name, path, segments)
-            stored = None
-    if index is not None:
-        _write_index(index, units.digests, segments.chunks if segments else [])
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="compaction") as compactor:
+        compacted = None
+        with contextlib.ExitStack() as stack:
+            segments = stack.enter_context(_Segments(turtle, None if old is None else (previous / turtle.name, old.chunks))) if turtle else None
+            if old is None:
+                stored: int | None = _load(units, path, segments)
+            else:
+                compacted = _apply(units, old, previous / path.name, path, segments, compactor)
+                stored = None
+        if index is not None:
+            _write_index(index, units.digests, segments.chunks if segments else [])
+        if compacted is not None:
+            compacted.result()
     return stored
 
 
@@ -354,7 +363,7 @@ def _load(units: _Units, path: Path, segments: _Segments | None) -> int:
                         text = _turtle(chunk)
                         feed.write(text)
                         if segments is not None and part != NEIGHBOURHOOD:
-                            segments.add(digest, text)
+                            segments.add(digest, text, len(chunk))
             except BrokenPipeError:  # the loader died: its exit status and message say why
                 pass
             assert loader.stdout is not None
@@ -371,31 +380,85 @@ def _load(units: _Units, path: Path, segments: _Segments | None) -> int:
     return int(stored)
 
 
-def _apply(units: _Units, old: _Index, source: Path, path: Path, segments: _Segments | None) -> None:
+def _apply(units: _Units, old: _Index, source: Path, path: Path, segments: _Segments | None,
+           compactor: ThreadPoolExecutor) -> Future:
     """The store at ``source`` copied to ``path`` (hard links: its files are immutable), then each unit
     whose digest differs from ``old``'s deleted and written again, and each unit ``old`` has and the
-    graph not deleted; the Turtle's chunks written or, unchanged, copied.  The store is compacted at
-    the end, as a build's is: left with its deletions and ingested files, it answered the canned
-    queries about 1.4x slower (median p50) than a fresh build; compacted, as fast (see the README)."""
+    graph not deleted; the Turtle's chunks written or, unchanged, copied.
+
+    The store is compacted at the end, as a build's is: left with its deletions and ingested files, it
+    answered the canned queries about 1.4x slower (median p50) than a fresh build; compacted, as fast
+    (see the README).  Compaction is Oxigraph's own work outside the GIL, so it runs on ``compactor``
+    while the changed chunks' Turtle (and then the caller's index) is made here; the future it
+    returns holds its outcome."""
     ox.Store.read_only(str(source)).backup(str(path))
     store = ox.Store(str(path))
     gone = dict(old.units)
-    changed = []
+    changed, chunks = [], []
     for part, chunk, digest in units.chunks():
+        holders: list[bytes | None] = []
         for unit in chunk:
-            before = gone.pop((part, unit.subject), None)
+            before, holder = gone.pop((part, unit.subject), (None, None))
             if before != unit.digest:
                 if before is not None:
                     _delete(store, part, unit.subject)
                 changed.append(unit)
+                holder = None
+            holders.append(holder)
         if segments is not None and part != NEIGHBOURHOOD:
-            segments.add(digest, None if digest in segments.previous else _turtle(chunk))
+            known = segments.previous
+            chunks.append((digest, len(chunk), None if digest in known else (chunk, [h if h in known else None for h in holders])))
     for part, subject in gone:
         _delete(store, part, subject)
     # one bulk load: each call starts Oxigraph's loader (about a millisecond)
     store.bulk_extend(ox.Quad(t.subject, t.predicate, t.object) for unit in changed for t in unit.statements())
     store.flush()
-    store.optimize()
+    compacted = compactor.submit(store.optimize)
+    if segments is not None:
+        previous_units = lru_cache(maxsize=8)(lambda holder: _unit_turtles(segments.old_text(holder)))
+        for digest, count, made in chunks:
+            segments.add(digest, None if made is None else _remade_turtle(*made, previous_units), count)
+    return compacted
+
+
+def _remade_turtle(chunk: list[_Unit], holders: list[bytes | None], previous_units: Callable[[bytes], dict[str, bytes]]) -> bytes:
+    """A changed chunk's Turtle: each unchanged unit's text as the previous export has it (in the chunk
+    ``holders`` names), each run of changed ones made anew.  A chunk's Turtle is its units' Turtle put
+    end to end (each unit's statements are about its own subjects), so the text is what ``_turtle``
+    would make of the whole chunk, for a fraction of the statements."""
+    texts, run = [], []
+    for unit, holder in zip(chunk, holders):
+        if holder is None:
+            run.append(unit)
+            continue
+        if run:
+            texts.append(_turtle(run))
+            run = []
+        texts.append(previous_units(holder)[unit.subject])
+    if run:
+        texts.append(_turtle(run))
+    return b"".join(texts)
+
+
+_SUBJECT = re.compile(rb"^<([^>]*)>", re.MULTILINE)
+_EDGE_IRI = v.ID + "edge/"
+
+
+def _unit_turtles(text: bytes) -> dict[str, bytes]:
+    """A chunk's Turtle cut into its units' texts, by subject.  Every statement group begins a line with
+    its subject (literals escape their line breaks); an edge's unit is the edge's groups and its evidence
+    resources' (``<edge>/ev/<i>``), which alternate."""
+    spans: dict[str, list[int]] = {}
+    owner = ""
+    for m in _SUBJECT.finditer(text):
+        subject = m.group(1).decode()
+        if owner.startswith(_EDGE_IRI) and (subject == owner or subject.startswith(owner + "/ev/")):
+            continue
+        if owner:
+            spans[owner][1] = m.start()
+        owner = subject
+        spans[owner] = [m.start(), len(text)]
+    return {subject: text[begin:end] for subject, (begin, end) in spans.items()}
 
 
 def _delete(store: ox.Store, part: str, subject: str) -> None:
@@ -440,7 +503,8 @@ def _turtle(chunk: list[_Unit]) -> bytes:
 
 @dataclass
 class _Index:
-    units: dict[tuple[str, str], bytes]
+    units: dict[tuple[str, str], tuple[bytes, bytes | None]]
+    """(part, subject) -> the unit's digest, and the digest of the Turtle chunk it is in (None: none, a neighbourhood)."""
     chunks: dict[bytes, tuple[int, int, int, int]]
     """Digest -> offset and length of the chunk's segment in the Turtle, its text's CRC-32 and length."""
 
@@ -452,16 +516,17 @@ def _read_index(path: Path) -> _Index | None:
             head = json.loads(f.readline())
             if head.get("format") != _INDEX_FORMAT:
                 return None
+            holders = chain.from_iterable(repeat(bytes.fromhex(d), count) for d, *_, count in head["chunks"])
             units = {}
             for line in f:
                 part, subject, digest = line.rstrip("\n").split("\t")
-                units[part, v.ID + subject] = bytes.fromhex(digest)
-    except (OSError, ValueError, EOFError):
+                units[part, v.ID + subject] = (bytes.fromhex(digest), None if part == NEIGHBOURHOOD else next(holders))
+    except (OSError, ValueError, EOFError, StopIteration):
         return None
-    return _Index(units, {bytes.fromhex(d): (offset, length, crc, size) for d, offset, length, crc, size in head["chunks"]})
+    return _Index(units, {bytes.fromhex(d): (offset, length, crc, size) for d, offset, length, crc, size, _ in head["chunks"]})
 
 
-def _write_index(path: Path, digests: list[tuple[str, str, bytes]], chunks: list[tuple[bytes, int, int, int, int]]) -> None:
+def _write_index(path: Path, digests: list[tuple[str, str, bytes]], chunks: list[tuple[bytes, int, int, int, int, int]]) -> None:
     cut = len(v.ID)
     with gzip.GzipFile(filename=str(path), mode="wb", compresslevel=1, mtime=0) as raw, io.TextIOWrapper(raw, encoding="utf-8", newline="\n") as f:
         f.write(json.dumps({"format": _INDEX_FORMAT, "chunks": [[d.hex(), *place] for d, *place in chunks]}) + "\n")
@@ -483,24 +548,32 @@ class _Segments:
         self.old = b""
         if previous is not None and previous[0].exists():
             self.old, self.previous = previous[0].read_bytes(), previous[1]
-        self.chunks: list[tuple[bytes, int, int, int, int]] = []
-        self.queue: queue.Queue[tuple[bytes, bytes | None] | None] = queue.Queue(maxsize=256)
+        self.chunks: list[tuple[bytes, int, int, int, int, int]] = []
+        self.queue: queue.Queue[tuple[bytes, bytes | None, int] | None] = queue.Queue(maxsize=256)
         self.error: OSError | None = None
         self.crc, self.size = zlib.crc32(_HEADER), len(_HEADER)
         self.export.write(_GZIP_HEADER + _segment(_HEADER))
         self.thread = threading.Thread(target=self._drain, args=(self.export.tell(),), daemon=True)
         self.thread.start()
 
-    def add(self, digest: bytes, text: bytes | None) -> None:
-        """A chunk: its Turtle, or None to copy the previous export's segment of this digest."""
+    def add(self, digest: bytes, text: bytes | None, units: int) -> None:
+        """A chunk of ``units`` units: its Turtle, or None to copy the previous export's segment of this digest."""
         if self.error is not None:
             raise self.error
-        self.queue.put((digest, text))
+        self.queue.put((digest, text, units))
+
+    def old_text(self, digest: bytes) -> bytes:
+        """The Turtle of the previous export's chunk of this digest."""
+        at, length, _, size = self.previous[digest]
+        text = zlib.decompressobj(-zlib.MAX_WBITS).decompress(self.old[at:at + length])
+        if len(text) != size:
+            raise ValueError(f"the previous Turtle's chunk at {at} is {len(text)} bytes long, not {size}")
+        return text
 
     def _drain(self, offset: int) -> None:
         while (item := self.queue.get()) is not None:
             if self.error is None:
-                digest, text = item
+                digest, text, units = item
                 if text is None:
                     at, length, crc, size = self.previous[digest]
                     segment = self.old[at:at + length]
@@ -510,7 +583,7 @@ class _Segments:
                     self.export.write(segment)
                 except OSError as exc:
                     self.error = exc
-                self.chunks.append((digest, offset, len(segment), crc, size))
+                self.chunks.append((digest, offset, len(segment), crc, size, units))
                 self.crc, self.size = _crc_combine(self.crc, crc, size), self.size + size
                 offset += len(segment)
 

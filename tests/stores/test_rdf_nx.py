@@ -213,3 +213,22 @@ def test_units_partition_the_statements_by_subject_and_part(seeds_out: Path) -> 
                            or {part, other} <= {rdf.EDGE, rdf.EDGE_AGGREGATES})
     assert set(parts) == {rdf.NODE, rdf.EDGE, rdf.NODE_AGGREGATES, rdf.EDGE_AGGREGATES, rdf.ADDRESSING, rdf.NEIGHBOURHOOD}  # no co-occurrence rows: 38 papers
     assert {str(ox.Triple(q.subject, q.predicate, q.object)) for q in rdf.open_store(seeds_out / "store")} <= set(owner)
+
+
+@pytest.mark.issue(19)
+def test_chunk_turtle_is_its_units_turtle_end_to_end_and_cuts_back_into_them(seeds_out: Path) -> None:
+    """An update remakes only the changed units of a changed chunk and takes the others' text from the
+    previous Turtle (``rdf._remade_turtle``): right only if a chunk's Turtle is its units' Turtle put end
+    to end, and ``rdf._unit_turtles`` cuts it back into exactly those, edges with their evidence."""
+    from kg.api import aggregate
+
+    aggregated = aggregate(nx_sink.read_node_link(seeds_out / "graph.json.gz"))
+    checked = Counter()
+    for part, chunk, _ in rdf._Units(aggregated).chunks():
+        if part == rdf.NEIGHBOURHOOD:
+            continue
+        each = {unit.subject: rdf._turtle([unit]) for unit in chunk}
+        assert rdf._turtle(chunk) == b"".join(each.values())
+        assert rdf._unit_turtles(rdf._turtle(chunk)) == each
+        checked[part] += len(chunk)
+    assert checked[rdf.EDGE] > 400 and checked[rdf.NODE] > 400 and len(checked) >= 5
