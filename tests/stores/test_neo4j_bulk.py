@@ -286,3 +286,8 @@ def test_neo4j_bulk_killed_import_keeps_the_database_and_a_rerun_equals_the_diff
     assert _dump(conn) == expected  # same nodes, relationships, properties, indexes, format node
     # no resample after the import: the indexes built over its data already let the planner seek
     assert "DirectedRelationshipIndexSeek" in papers_for_entity_plan(conn, next(n.id for n in graph.nodes if n.label == "Method"))
+    # The restarted server maps the classes an earlier run of it archived as it stopped
+    # (scripts/neo4j-local: class_archive).
+    pid = int((home / "neo4j.pid").read_text())
+    mapped = {line.split()[-1] for line in Path(f"/proc/{pid}/maps").read_text().splitlines() if line.endswith(".jsa")}
+    assert any(Path(m).parent == home / "cds" and Path(m).name.startswith("server-") for m in mapped), mapped
