@@ -1,8 +1,8 @@
 """Resolution: per-abstract extractions -> one graph with deterministic ids and provenance.
 
 Mentions merge across abstracts when their type and normalised name agree (case, plural and
-hyphen variants are folded by ``canonical``; an abbreviation resolves to the long form it stands
-for).  Method and Model are the one pair of types that can disagree about the same name; the
+hyphen variants are folded by ``canonical``; names that differ only in where words break take the
+spelling most mentions use; an abbreviation resolves to the long form it stands for).  Method and Model are the one pair of types that can disagree about the same name; the
 majority decides.  Nothing else crosses types.
 """
 
@@ -157,7 +157,8 @@ def _link_narrower_problems(nodes: dict[str, _NodeAcc], edges: dict) -> None:
 
 
 class _Resolver:
-    """Decides each mention's node: abbreviations to long forms, Method/Model by majority."""
+    """Decides each mention's node: abbreviations to long forms, one spelling of names that differ
+    only in where words break, Method/Model by majority."""
 
     def __init__(self, extractions: Sequence[Extraction]) -> None:
         long_forms: dict[str, Counter[str]] = defaultdict(Counter)
@@ -173,17 +174,43 @@ class _Resolver:
             if counts.most_common(1)[0][1] * 2 > sum(counts.values())
         }
         self.labels = labels
+        # A key depends on these three only; each is spelled once.
+        spelled: Counter[tuple[str, bool, bool]] = Counter(
+            (m.canonical, bool(m.aliases), m.label == "Problem") for x in extractions for m in x.entities)
+        self.keys = {of: self._spelled_key(*of) for of in spelled}
+        spellings: dict[str, Counter[str]] = defaultdict(Counter)
+        for of, mentions in spelled.items():
+            key = self.keys[of]
+            spellings[key.replace(" ", "")][key] += mentions
+        # Keys equal without their spaces ("fine tuning" and "finetuning", "cifar 10" and "cifar10",
+        # "large lan guage model" where a PDF's line break split a word) take the spelling most
+        # mentions use, then the one with most word breaks.
+        self.members: dict[str, list[str]] = {}
+        spelling: dict[str, str] = {}
+        for group in spellings.values():
+            if len(group) > 1:
+                chosen = min(group, key=lambda k: (-group[k], -k.count(" "), k))
+                self.members[chosen] = sorted(group)
+                spelling.update((k, chosen) for k in group)
+        self.keys = {of: spelling.get(key, key) for of, key in self.keys.items()}
 
-    def key(self, m: Mention) -> str:
-        key = self.expansions[m.canonical] if not m.aliases and m.canonical in self.expansions else m.canonical
-        if m.label == "Problem":
+    def _spelled_key(self, canonical_name: str, has_aliases: bool, problem: bool) -> str:
+        """A mention's key as it spells it: the long form of a known abbreviation, a Problem without
+        a generic head."""
+        key = self.expansions.get(canonical_name, canonical_name) if not has_aliases else canonical_name
+        if problem:
             key = _GENERIC_PROBLEM_HEAD.sub("", key)  # "facility location problem" is "facility location"
         return key
+
+    def key(self, m: Mention) -> str:
+        return self.keys[(m.canonical, bool(m.aliases), m.label == "Problem")]
 
     def label(self, m: Mention) -> str:
         if m.label not in ARCHITECTURE_OR_METHOD:
             return m.label
-        counts = self.labels[self.key(m)]
+        key = self.key(m)
+        group = self.members.get(key)
+        counts = self.labels[key] if group is None else sum((self.labels[k] for k in group), Counter())
         method, model = counts["Method"], counts["Model"]
         return "Model" if model > method else "Method" if method > model else m.label
 

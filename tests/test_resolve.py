@@ -46,6 +46,27 @@ def test_resolve_method_model_majority_and_determinism() -> None:
     assert g1 == g2
 
 
+def test_names_that_differ_only_in_word_breaks_take_the_spelling_most_mentions_use() -> None:
+    texts = ["CIFAR-10", "CIFAR10", "CIFAR-10", "fine-tuning", "finetuning", "large lan- guage models",
+             "large language models", "large language model", "pre-training", "pretraining"]
+    labels = ["Dataset"] * 3 + ["Method"] * 2 + ["Model"] * 3 + ["Method", "Model"]
+    pairs = []
+    for i, (text, label) in enumerate(zip(texts, labels)):
+        pairs.append((Abstract(f"p{i}", "x" * 200), Extraction(f"p{i}", "t", entities=(_m(text, 0, label),))))
+    nodes = {n.id: n for n in build_graph(pairs).nodes if n.label != "Paper"}
+    cifar = nodes["dataset:cifar 10"]
+    assert (cifar.name, cifar.aliases, cifar.mentions) == ("CIFAR-10", ("CIFAR10",), 3)
+    # a tie goes to the spelling with more word breaks
+    assert nodes["method:fine tuning"].aliases == ("finetuning",)
+    llm = nodes["model:large language model"]
+    assert llm.name == "large language model" and "large lan- guage models" in llm.aliases and llm.mentions == 3
+    # the Method/Model vote counts every spelling of the name: one each way keeps each mention's own type
+    assert {"method:pre training", "model:pre training"} <= set(nodes)
+    assert len(nodes) == 5
+    # the same input in another order gives the same graph
+    assert build_graph(pairs[::-1]) == build_graph(pairs)
+
+
 def test_resolve_canonical_forms() -> None:
     assert canonical("The Graph Neural Networks") == "graph neural network"
     assert canonical("training strategies") == "training strategy"
