@@ -2,8 +2,9 @@
 
 Mentions merge across abstracts when their type and normalised name agree (case, plural and
 hyphen variants are folded by ``canonical``; names that differ only in where words break take the
-spelling most mentions use; an abbreviation resolves to the long form it stands for).  Method and Model are the one pair of types that can disagree about the same name; the
-majority decides.  Nothing else crosses types.
+spelling most mentions use; an abbreviation resolves to the long form it stands for).  Method and
+Model are the one pair of types that can disagree about the same name; the majority decides.
+Nothing else crosses types.
 """
 
 from __future__ import annotations
@@ -177,10 +178,10 @@ class _Resolver:
         # A key depends on these three only; each is spelled once.
         spelled: Counter[tuple[str, bool, bool]] = Counter(
             (m.canonical, bool(m.aliases), m.label == "Problem") for x in extractions for m in x.entities)
-        self.keys = {of: self._spelled_key(*of) for of in spelled}
+        as_spelled = {of: self._spelled_key(*of) for of in spelled}
         spellings: dict[str, Counter[str]] = defaultdict(Counter)
         for of, mentions in spelled.items():
-            key = self.keys[of]
+            key = as_spelled[of]
             spellings[key.replace(" ", "")][key] += mentions
         # Keys equal without their spaces ("fine tuning" and "finetuning", "cifar 10" and "cifar10",
         # "large lan guage model" where a PDF's line break split a word) take the spelling most
@@ -192,7 +193,7 @@ class _Resolver:
                 chosen = min(group, key=lambda k: (-group[k], -k.count(" "), k))
                 self.members[chosen] = sorted(group)
                 spelling.update((k, chosen) for k in group)
-        self.keys = {of: spelling.get(key, key) for of, key in self.keys.items()}
+        self.keys = {of: spelling.get(key, key) for of, key in as_spelled.items()}
 
     def _spelled_key(self, canonical_name: str, has_aliases: bool, problem: bool) -> str:
         """A mention's key as it spells it: the long form of a known abbreviation, a Problem without
