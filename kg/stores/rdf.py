@@ -12,6 +12,7 @@ import gzip
 import hashlib
 import io
 import json
+import marshal
 import os
 import queue
 import re
@@ -47,7 +48,8 @@ _TYPE = ox.NamedNode(v.RDF + "type")
 _EDGE = ox.NamedNode(v.KG + "Edge")
 _PROV_ENTITY = ox.NamedNode(v.PROV + "Entity")
 _DECIMAL = ox.NamedNode(v.XSD + "decimal")
-_SKIP_EDGE_PROPS = frozenset({"key", "papers"})
+_SKIP_EDGE_PROPS = frozenset({"key", "papers", "support"})
+"""Edge properties written otherwise: ``support`` and ``papers`` first (``kg:support``, ``kg:supportedBy``)."""
 
 
 @lru_cache(maxsize=None)
@@ -163,7 +165,7 @@ class _Units:
             own = {k: val for k, val in edge.properties.items() if k not in _EDGE_AGGREGATES}
             subject = v.edge_iri(edge.key)
             evidence = [(e.paper, e.start, e.end, e.sentence_start, e.sentence_end, e.rule, e.confidence) for e in edge.evidence]
-            yield _Unit(EDGE, subject, _unit_digest(EDGE, subject, (edge.type, own, evidence)),  # tuples: a dataclass repr is slow
+            yield _Unit(EDGE, subject, _unit_digest(EDGE, subject, (edge.type, own, evidence)),  # tuples: marshal takes no dataclasses
                         partial(self._edge_statements, edge, subject))
 
     def _edge_statements(self, edge, subject: str) -> Iterator[ox.Triple]:
@@ -264,9 +266,12 @@ def _digest(data: bytes) -> bytes:
 
 
 def _unit_digest(part: str, subject: str, data: Any) -> bytes:
-    """Digest of a unit's data by its ``repr``: the records are dataclasses, dicts in a fixed order
-    and numbers, whose ``repr`` is the same in every process (``hash`` is not)."""
-    return _digest(f"{part}\0{subject}\0{data!r}".encode())
+    """Digest of a unit's data by ``marshal`` version 2: the data are tuples, lists, dicts in a fixed
+    order, strings and numbers, which it writes with no references between objects, so equal data
+    give equal bytes in every process (``hash`` does not).  A Python whose marshal writes otherwise
+    only makes an update rewrite everything.  Over the 1.36M units of the ICLR 2026 graph the units
+    took 8.6 s with their digests this way, 11.0-11.8 s by ``repr``, 5.9 s with none."""
+    return _digest(marshal.dumps((part, subject, data), 2))
 
 
 def _owned(part: str, predicate: str) -> bool:
@@ -309,7 +314,9 @@ INDEX_FILE = "statements.idx.gz"
 """Beside the store and the Turtle: the digest of every unit, in the Turtle's order, and the Turtle's
 chunks (digest, offset, length, CRC, text length, units), which ``kg add`` and ``kg remove`` compare to
 rewrite only what changed."""
-_INDEX_FORMAT = 2
+_INDEX_FORMAT = 3
+"""3: digests by ``marshal`` (``_unit_digest``), and edges state ``kg:support`` once in the Turtle; an
+older index is not used (the first update writes everything anew)."""
 
 
 def write_store(aggregated: Aggregated, path: Path, turtle: Path | None = None, *, index: Path | None = None,
