@@ -174,7 +174,6 @@ class _Resolver:
             for short, counts in long_forms.items()
             if counts.most_common(1)[0][1] * 2 > sum(counts.values())
         }
-        self.labels = labels
         # A key depends on these three only; each is spelled once.
         spelled: Counter[tuple[str, bool, bool]] = Counter(
             (m.canonical, bool(m.aliases), m.label == "Problem") for x in extractions for m in x.entities)
@@ -186,14 +185,14 @@ class _Resolver:
         # Keys equal without their spaces ("fine tuning" and "finetuning", "cifar 10" and "cifar10",
         # "large lan guage model" where a PDF's line break split a word) take the spelling most
         # mentions use, then the one with most word breaks.
-        self.members: dict[str, list[str]] = {}
         spelling: dict[str, str] = {}
         for group in spellings.values():
             if len(group) > 1:
                 chosen = min(group, key=lambda k: (-group[k], -k.count(" "), k))
-                self.members[chosen] = sorted(group)
                 spelling.update((k, chosen) for k in group)
+                labels[chosen] = sum((labels[k] for k in group), Counter())  # the Method/Model vote counts every spelling
         self.keys = {of: spelling.get(key, key) for of, key in as_spelled.items()}
+        self.labels = labels
 
     def _spelled_key(self, canonical_name: str, has_aliases: bool, problem: bool) -> str:
         """A mention's key as it spells it: the long form of a known abbreviation, a Problem without
@@ -209,9 +208,7 @@ class _Resolver:
     def label(self, m: Mention) -> str:
         if m.label not in ARCHITECTURE_OR_METHOD:
             return m.label
-        key = self.key(m)
-        group = self.members.get(key)
-        counts = self.labels[key] if group is None else sum((self.labels[k] for k in group), Counter())
+        counts = self.labels[self.key(m)]
         method, model = counts["Method"], counts["Model"]
         return "Model" if model > method else "Method" if method > model else m.label
 
