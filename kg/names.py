@@ -12,9 +12,20 @@ from kg.records import Node
 GAP = "…"
 """Joins the first and last two letters of a word into one name fragment; no word contains it."""
 
-_EDGE_PUNCT = ".,;:()[]{}\"'`’‘“”*$"
+_EDGE_PUNCT = ".,;:()[]{}\"'`’‘“”*"
 """Stripped from each word of a canonical name before the last word is made singular ("models’" -> "model")."""
 
+_WORD_BREAK = re.compile(r"[-‐‑‒–—−﹣－_/~]+")
+"""Where a canonical name breaks words: hyphens and dashes of every kind ("fine‑tuning" with a
+non-breaking hyphen is "fine-tuning"), a minus sign, underscore, slash and LaTeX's tie ("Key-Value~(KV)")."""
+_MATH_MARK = re.compile(r"[$\\]|'(?=\d)")
+"""Dropped from a canonical name: LaTeX's math marks and escapes ("Pass@$k$", "R$^2$", "V\\*Bench") and
+the apostrophe of a shortened year ("AIME'24")."""
+
+
+_DETERMINERS = frozenset({"a", "an", "the", "our", "this", "these", "its", "their"})
+_OPENING = "\"'`‘“([{"
+"""Quotes and brackets a name's first word may carry ("“the model”")."""
 
 _SOFT_HYPHEN = re.compile(r"\(cid:173\)\s*")
 """A soft hyphen as PDF extraction left it in older abstracts ("neu(cid:173) ral network")."""
@@ -52,13 +63,22 @@ def canonical(text: str) -> str:
     Example:
         >>> canonical("the Kolmogorov-Arnold Networks")
         'kolmogorov arnold network'
+        >>> canonical("Chain\u2011of\u2011thought"), canonical("large language model's"), canonical("Key-Value~(KV) cache")
+        ('chain of thought', 'large language model', 'key value kv cache')
+        >>> canonical("Pass@$k$"), canonical("R$^2$"), canonical("AIME'24")
+        ('pass@k', 'r^2', 'aime24')
+        >>> canonical("A-OKVQA"), canonical("A/B testing"), canonical("THE-Tree")
+        ('a okvqa', 'a b testing', 'the tree')
     """
     if not re.search(r"[^\W\d_]", re.sub(r"\\[A-Za-z]+", "", text)):
         return ""  # no name: a LaTeX macro standing for one ("\\method", "\\ours"), a number, markup
-    words = [w.strip(_EDGE_PUNCT) for w in re.sub(r"[\-‐–_/]+", " ", tidy_name(text).lower()).replace("’", "'").split()]
+    tokens = tidy_name(text).lower().replace("’", "'").split()
+    while tokens and tokens[0].strip(_OPENING) in _DETERMINERS:  # a word of its own: "A-OKVQA", "A* search" keep theirs
+        tokens = tokens[1:]
+    words = [w.strip(_EDGE_PUNCT) for w in _MATH_MARK.sub("", _WORD_BREAK.sub(" ", " ".join(tokens))).split()]
+    if words and words[-1].endswith("'s"):  # a possessive: "large language model's"
+        words[-1] = words[-1][:-2]
     words = [w for w in words if w]
-    while words and words[0] in {"a", "an", "the", "our", "this", "these", "its", "their"}:
-        words = words[1:]
     if words:
         last = words[-1]
         if last.endswith("ies") and len(last) > 4:

@@ -36,6 +36,23 @@ def test_quotes_and_possessives_do_not_split_a_name():
     assert canonical("large language models’") == canonical("Large Language Models") == "large language model"
     assert canonical("``hallucinations''") == canonical('"hallucinations"') == "hallucination"
     assert canonical("Kolmogorov’s theorem") == "kolmogorov's theorem"
+    assert canonical("large language model's") == "large language model"
+
+
+def test_typographic_and_latex_spellings_key_one_name():
+    """Spellings ICLR 2026 abstracts give one name, which resolution must merge (each pair was two
+    nodes of the full ICLR 2026 graph before): dashes of every kind, LaTeX math and ties, "'24"."""
+    same = [("fine-tuning", "fine\u2011tuning", "fine\u2010tuning", "fine\u2013tuning"),
+            ("reasoning", "reasoning\u2014"), ("CIFAR-10", "CIFAR\u201110", "CIFAR\u221210"),
+            ("pass@k", "Pass@$k$", "pass@$k"), ("R^2", "R$^2$"), ("Qwen2.5-7B-Instruct", "Qwen$2.5$-$7$B-Instruct"),
+            ("Key-Value (KV) cache", "Key-Value~(KV) cache"), ("AIME24", "AIME'24", "AIME\u201924"),
+            ("V*Bench", "V\\*Bench"), ("accuracy", "accuracy$\\")]
+    for spellings in same:
+        assert len({canonical(s) for s in spellings}) == 1, spellings
+    assert canonical("Transformer") != canonical("Transformer++") and canonical("GPT-4") != canonical("GPT-4o")
+    # an article is dropped only as a word of its own: A-OKVQA is not OK-VQA, nor A-ROUGE ROUGE
+    assert canonical("the OK-VQA") == "ok vqa" != canonical("A-OKVQA") and canonical("A-ROUGE") != canonical("ROUGE")
+    assert canonical("A/B testing") == "a b testing"
 
 
 def test_latex_macros_are_not_names_and_markup_is_trimmed():
