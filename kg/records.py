@@ -173,6 +173,11 @@ class Node:
         """Number of distinct papers that mention this node."""
         return len(self.papers)
 
+    def with_properties(self, properties: dict[str, Any]) -> Node:
+        """This node with other ``properties``: a build gives every node its aggregates, and
+        ``dataclasses.replace`` looks the fields up again on every call."""
+        return Node(self.id, self.label, self.name, self.aliases, self.papers, self.mentions, properties)
+
 
 @dataclass(frozen=True, slots=True)
 class Edge:
@@ -196,6 +201,10 @@ class Edge:
     @property
     def support(self) -> int:
         return len(self.papers)
+
+    def with_properties(self, properties: dict[str, Any]) -> Edge:
+        """This edge with other ``properties`` (as ``Node.with_properties``)."""
+        return Edge(self.source, self.target, self.type, self.evidence, properties)
 
 
 @dataclass(frozen=True, slots=True)

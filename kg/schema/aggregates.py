@@ -249,18 +249,20 @@ def aggregate(doc: GraphDocument, kinds: Iterable[str] = KINDS) -> Aggregated:
     unknown = sorted(kinds - set(KINDS))
     if unknown:
         raise ValueError(f"unknown aggregate kind(s) {', '.join(unknown)}; known: {', '.join(KINDS)}")
+    busy = _busy(doc) if "co_occurrences" in kinds else {}
     return Aggregated(
-        with_aggregates(doc, kinds),
+        with_aggregates(doc, kinds, busy),
         tuple(addressings(doc)) if "addressings" in kinds else (),
-        tuple(co_occurrences(doc)) if "co_occurrences" in kinds else (),
+        tuple(co_occurrences(doc, busy)) if "co_occurrences" in kinds else (),
         kinds,
         tuple(neighbourhoods(doc)),
         tuple(risings(doc)) if "risings" in kinds else (),
     )
 
 
-def with_aggregates(doc: GraphDocument, kinds: Iterable[str] = KINDS) -> GraphDocument:
-    """``doc`` with the aggregate node and edge properties of ``kinds`` (re)computed from its nodes and edges."""
+def with_aggregates(doc: GraphDocument, kinds: Iterable[str] = KINDS, busy: dict[str, list[str]] | None = None) -> GraphDocument:
+    """``doc`` with the aggregate node and edge properties of ``kinds`` (re)computed from its nodes and edges
+    (``busy``: ``_busy(doc)`` if already made)."""
     kinds = frozenset(kinds)
     nodes = {n.id: n for n in doc.nodes}
     extra: dict[str, dict[str, Any]] = defaultdict(dict)
@@ -313,13 +315,13 @@ def with_aggregates(doc: GraphDocument, kinds: Iterable[str] = KINDS) -> GraphDo
             if n.label == "Paper":
                 extra[n.id]["entityCount"] = entity_count.get(n.id, 0)
     if "co_occurrences" in kinds:
-        for entity in _busy(doc):
+        for entity in _busy(doc) if busy is None else busy:
             extra[entity]["coOccurringDepth"] = CO_OCCURRING_DEPTH
 
     out = []
     for n in doc.nodes:
         props = {k: v for k, v in n.properties.items() if k not in AGGREGATE_PROPERTIES}
-        out.append(replace(n, properties=props | extra.get(n.id, {})) if n.id in extra or props != n.properties else n)
+        out.append(n.with_properties(props | extra.get(n.id, {})) if n.id in extra or props != n.properties else n)
     return replace(doc, nodes=tuple(out), edges=_ranked_edges(doc, nodes, kinds))
 
 
@@ -336,15 +338,13 @@ def _ranked_edges(doc: GraphDocument, nodes: dict[str, Any], kinds: frozenset[st
             beats[e.source].append(i)
             beaten_by[e.target].append(i)
     extra: dict[int, dict[str, Any]] = defaultdict(dict)
+    newest_first = {n.id: -(n.properties.get("year") or 0) for n in doc.nodes}
     for entity, members in by_entity.items():
-
-        def order(i: int) -> tuple[int, str]:
-            paper = nodes.get(doc.edges[i].source)
-            year = paper.properties.get("year") if paper is not None else None
-            return (-(year or 0), doc.edges[i].source)
-
-        for rank, i in enumerate(sorted(members, key=order), 1):
-            spans = sorted({(ev.sentence_start, ev.sentence_end) for ev in doc.edges[i].evidence})
+        members.sort(key=lambda i: (newest_first.get(doc.edges[i].source, 0), doc.edges[i].source))
+        for rank, i in enumerate(members, 1):
+            evidence = doc.edges[i].evidence
+            spans = ([(evidence[0].sentence_start, evidence[0].sentence_end)] if len(evidence) == 1
+                     else sorted({(ev.sentence_start, ev.sentence_end) for ev in evidence}))
             extra[i] |= {"paperRank": rank, "paperBand": f"{entity}{SEPARATOR}{band(rank)}",
                          "sentenceSpans": [f"{start}:{end}" for start, end in spans]}
     for key, grouped, other in (("beatsBand", beats, "target"), ("beatenByBand", beaten_by, "source")):
@@ -359,7 +359,7 @@ def _ranked_edges(doc: GraphDocument, nodes: dict[str, Any], kinds: frozenset[st
     out = []
     for i, e in enumerate(doc.edges):
         props = {k: v for k, v in e.properties.items() if k not in EDGE_AGGREGATE_PROPERTIES}
-        out.append(replace(e, properties=props | extra[i]) if i in extra or props != e.properties else e)
+        out.append(e.with_properties(props | extra[i]) if i in extra or props != e.properties else e)
     return tuple(out)
 
 
@@ -471,7 +471,7 @@ def _busy(doc: GraphDocument) -> dict[str, list[str]]:
     return {entity: ps for entity, ps in sorted(papers.items()) if len(set(ps)) >= CO_OCCURRING_MIN_PAPERS}
 
 
-def co_occurrences(doc: GraphDocument) -> list[CoOccurrence]:
+def co_occurrences(doc: GraphDocument, busy: dict[str, list[str]] | None = None) -> list[CoOccurrence]:
     """The stored part of ``co_occurring`` for every busy entity (see ``CoOccurrence``), by entity, then
     in the query's order: for every label and for all labels together, the first ``CO_OCCURRING_DEPTH``
     entities mentioned in the same papers, so the first ``limit <= CO_OCCURRING_DEPTH`` rows of any
@@ -496,7 +496,7 @@ def co_occurrences(doc: GraphDocument) -> list[CoOccurrence]:
         if e.type == "MENTIONS":
             mentioned[e.source].add(e.target)
     out = []
-    for entity, papers in _busy(doc).items():
+    for entity, papers in (_busy(doc) if busy is None else busy).items():
         counts: dict[str, int] = defaultdict(int)
         for paper in set(papers):
             for other in mentioned[paper]:
