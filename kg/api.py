@@ -306,21 +306,23 @@ def write_outputs(graph: GraphDocument, summary: dict[str, Any], out: Path, *, s
     ``extractions.jsonl.gz``, which ``kg add`` and ``kg remove`` need; a graph made otherwise has none.
     They are written first and the list is then emptied, so that a caller holding nothing else of
     them gets their memory back before the store and Turtle pass.  With ``previous`` (``out`` itself, for
-    ``kg add`` and ``kg remove``), the store and Turtle are written by their difference from that one's.
+    ``kg add`` and ``kg remove``), the store and Turtle are written by their difference from that one's,
+    and the records beside that pass, after the node-link JSON.
     """
     from kg.stores import rdf
     from kg.stores import nx as nx_sink
 
     aggregated = aggregate(graph)
-    writers: tuple[tuple[str, Callable[[Path], Any]], ...] = (
-        *(((archive.FILE_NAME, lambda path: _keep_records(path, *records)),) if records is not None else ()),
-        ("store", lambda path: rdf.write_store(aggregated, path, turtle=path.with_name("graph.ttl.gz"),
-                                               index=path.with_name(rdf.INDEX_FILE), previous=previous)),
-        ("explorer.html", lambda path: _write_explorer(graph, path, summary)),
-    )
-    beside: tuple[tuple[str, Callable[[Path], Any]], ...] = (
-        ("graph.json.gz", lambda path: nx_sink.write_node_link(graph, path)),
-    )
+    Writer = tuple[str, Callable[[Path], Any]]
+    kept: tuple[Writer, ...] = ((archive.FILE_NAME, lambda path: _keep_records(path, *records)),) if records is not None else ()
+    store: Writer = ("store", lambda path: rdf.write_store(aggregated, path, turtle=path.with_name("graph.ttl.gz"),
+                                                           index=path.with_name(rdf.INDEX_FILE), previous=previous))
+    explorer: Writer = ("explorer.html", lambda path: _write_explorer(graph, path, summary))
+    node_link: Writer = ("graph.json.gz", lambda path: nx_sink.write_node_link(graph, path))
+    if previous is None:  # a build: the records first, then their memory back for the store pass
+        writers, beside = (*kept, store, explorer), (node_link,)
+    else:  # an update: its store pass is the longest lane by far, so the records go beside it
+        writers, beside = (store, explorer), (node_link, *kept)  # (the explorer may write the summary)
     tmp = outdir.temporary(out)
     name = ""
     try:
