@@ -21,11 +21,11 @@ non-breaking hyphen is "fine-tuning"), a minus sign, underscore, slash and LaTeX
 _MATH_MARK = re.compile(r"[$\\]|'(?=\d)")
 """Dropped from a canonical name: LaTeX's math marks and escapes ("Pass@$k$", "R$^2$", "V\\*Bench") and
 the apostrophe of a shortened year ("AIME'24")."""
-
-
 _DETERMINERS = frozenset({"a", "an", "the", "our", "this", "these", "its", "their"})
+"""Dropped from the start of a canonical name, when each is a word of its own."""
 _OPENING = "\"'`‘“([{"
 """Quotes and brackets a name's first word may carry ("“the model”")."""
+
 
 _SOFT_HYPHEN = re.compile(r"\(cid:173\)\s*")
 """A soft hyphen as PDF extraction left it in older abstracts ("neu(cid:173) ral network")."""

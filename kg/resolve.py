@@ -1,10 +1,10 @@
 """Resolution: per-abstract extractions -> one graph with deterministic ids and provenance.
 
 Mentions merge across abstracts when their type and normalised name agree (case, plural, dash
-and LaTeX-markup variants are folded by ``canonical``; names that differ only in where words break take the
-spelling most mentions use; an abbreviation resolves to the long form it stands for).  Method and
-Model are the one pair of types that can disagree about the same name; the majority decides.
-Nothing else crosses types.
+and LaTeX-markup variants are folded by ``canonical``; names that differ only in where words break
+take the spelling most mentions use; an abbreviation resolves to the long form it stands for).
+Method and Model are the one pair of types that can disagree about the same name; the majority
+decides.  Nothing else crosses types.
 """
 
 from __future__ import annotations
