@@ -297,6 +297,10 @@ def aggregate(graph: GraphDocument):
         return compute(graph, needed_aggregates())
 
 
+_Writer = tuple[str, Callable[[Path], Any]]
+"""An output's file name and the function that writes it at a path."""
+
+
 def write_outputs(graph: GraphDocument, summary: dict[str, Any], out: Path, *, started: float | None = None,
                   records: tuple[dict[str, Any], list[archive.Record]] | None = None, previous: Path | None = None):
     """Write every sink into a temporary folder, then swap it into place; returns the graph with
@@ -313,12 +317,11 @@ def write_outputs(graph: GraphDocument, summary: dict[str, Any], out: Path, *, s
     from kg.stores import nx as nx_sink
 
     aggregated = aggregate(graph)
-    Writer = tuple[str, Callable[[Path], Any]]
-    kept: tuple[Writer, ...] = ((archive.FILE_NAME, lambda path: _keep_records(path, *records)),) if records is not None else ()
-    store: Writer = ("store", lambda path: rdf.write_store(aggregated, path, turtle=path.with_name("graph.ttl.gz"),
+    kept: tuple[_Writer, ...] = ((archive.FILE_NAME, lambda path: _keep_records(path, *records)),) if records is not None else ()
+    store: _Writer = ("store", lambda path: rdf.write_store(aggregated, path, turtle=path.with_name("graph.ttl.gz"),
                                                            index=path.with_name(rdf.INDEX_FILE), previous=previous))
-    explorer: Writer = ("explorer.html", lambda path: _write_explorer(graph, path, summary))
-    node_link: Writer = ("graph.json.gz", lambda path: nx_sink.write_node_link(graph, path))
+    explorer: _Writer = ("explorer.html", lambda path: _write_explorer(graph, path, summary))
+    node_link: _Writer = ("graph.json.gz", lambda path: nx_sink.write_node_link(graph, path))
     if previous is None:  # a build: the records first, then their memory back for the store pass
         writers, beside = (*kept, store, explorer), (node_link,)
     else:  # an update: its store pass is the longest lane by far, so the records go beside it
@@ -363,7 +366,7 @@ class _WriteFailed(Exception):
         self.name, self.error = name, error
 
 
-def _write_lane(tmp: Path, writers: Sequence[tuple[str, Callable[[Path], Any]]]) -> dict[str, float]:
+def _write_lane(tmp: Path, writers: Sequence[_Writer]) -> dict[str, float]:
     """Run ``writers`` one after another into ``tmp``; their seconds by output name."""
     from kg.stores import no_gc
 
@@ -379,8 +382,7 @@ def _write_lane(tmp: Path, writers: Sequence[tuple[str, Callable[[Path], Any]]])
     return seconds
 
 
-def _write_lanes(tmp: Path, writers: Sequence[tuple[str, Callable[[Path], Any]]],
-                 beside: Sequence[tuple[str, Callable[[Path], Any]]]) -> dict[str, float]:
+def _write_lanes(tmp: Path, writers: Sequence[_Writer], beside: Sequence[_Writer]) -> dict[str, float]:
     """Run ``writers`` here and, at the same time, ``beside`` in a forked child (one lane where the
     platform cannot fork): the store and Turtle writer's statements are made by single-threaded
     Python (its loader process parses and indexes them meanwhile), as is the node-link JSON, so the
@@ -413,7 +415,7 @@ def _write_lanes(tmp: Path, writers: Sequence[tuple[str, Callable[[Path], Any]]]
     return seconds | outcome
 
 
-def _child_lane(tmp: Path, writers: Sequence[tuple[str, Callable[[Path], Any]]], send: Any, parent: int) -> None:
+def _child_lane(tmp: Path, writers: Sequence[_Writer], send: Any, parent: int) -> None:
     from kg.stores import die_with_parent
 
     die_with_parent(parent)

@@ -40,8 +40,8 @@ def test_quotes_and_possessives_do_not_split_a_name():
 
 
 def test_typographic_and_latex_spellings_key_one_name():
-    """Spellings ICLR 2026 abstracts give one name, which resolution must merge (each pair was two
-    nodes of the full ICLR 2026 graph before): dashes of every kind, LaTeX math and ties, "'24"."""
+    """Spellings ICLR 2026 abstracts give one name, which resolution must merge (most of these made
+    two nodes of the full ICLR 2026 graph before): dashes of every kind, LaTeX math and ties, "'24"."""
     same = [("fine-tuning", "fine\u2011tuning", "fine\u2010tuning", "fine\u2013tuning"),
             ("reasoning", "reasoning\u2014"), ("CIFAR-10", "CIFAR\u201110", "CIFAR\u221210"),
             ("pass@k", "Pass@$k$", "pass@$k"), ("R^2", "R$^2$"), ("Qwen2.5-7B-Instruct", "Qwen$2.5$-$7$B-Instruct"),
