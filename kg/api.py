@@ -17,9 +17,9 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
-import multiprocessing
 import os
 import shutil
 import time
@@ -298,7 +298,8 @@ def aggregate(graph: GraphDocument):
 
 
 _Writer = tuple[str, Callable[[Path], Any]]
-"""An output's file name and the function that writes it at a path."""
+"""An output's file name and the function that writes it at a path; a dict the function returns holds
+entries for the summary (why an output is missing)."""
 
 
 def write_outputs(graph: GraphDocument, summary: dict[str, Any], out: Path, *, started: float | None = None,
@@ -311,42 +312,48 @@ def write_outputs(graph: GraphDocument, summary: dict[str, Any], out: Path, *, s
     They are written first and the list is then emptied, so that a caller holding nothing else of
     them gets their memory back before the store and Turtle pass.  With ``previous`` (``out`` itself, for
     ``kg add`` and ``kg remove``), the store and Turtle are written by their difference from that one's,
-    and the records beside that pass, after the node-link JSON.
+    and the records beside that pass, after the node-link JSON and the explorer.
     """
-    from kg.stores import rdf
+    from kg.stores import forked, rdf
     from kg.stores import nx as nx_sink
 
-    aggregated = aggregate(graph)
-    kept: tuple[_Writer, ...] = ((archive.FILE_NAME, lambda path: _keep_records(path, *records)),) if records is not None else ()
-    store: _Writer = ("store", lambda path: rdf.write_store(aggregated, path, turtle=path.with_name("graph.ttl.gz"),
-                                                           index=path.with_name(rdf.INDEX_FILE), previous=previous))
-    explorer: _Writer = ("explorer.html", lambda path: _write_explorer(graph, path, summary))
-    node_link: _Writer = ("graph.json.gz", lambda path: nx_sink.write_node_link(graph, path))
-    if previous is None:  # a build: the records first, then their memory back for the store pass
-        writers, beside = (*kept, store, explorer), (node_link,)
-    else:  # an update: its store pass is the longest lane by far, so the records go beside it
-        writers, beside = (store, explorer), (node_link, *kept)  # (the explorer may write the summary)
-    tmp = outdir.temporary(out)
-    name = ""
-    try:
-        t0 = time.perf_counter()
-        each = _write_lanes(tmp, writers, beside)
-        summary.setdefault("seconds", {}).update(write=round(time.perf_counter() - t0, 2), writers=each)
-        if started is not None:
-            summary["seconds"]["total"] = round(time.perf_counter() - started, 2)
-        name = "summary.json"
-        (tmp / name).write_text(json.dumps(summary, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-        name = "swap"
-        outdir.swap(tmp, out)
-    except _WriteFailed as failed:  # a full disk, a file size limit, a vanished folder: say so, keep the old graph
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise BuildError(f"could not write the graph into {out} ({failed.name}: {failed.error}); the previous graph there is kept") from failed.error
-    except OSError as exc:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise BuildError(f"could not write the graph into {out} ({name}: {exc}); the previous graph there is kept") from exc
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    # An update's store pass is its longest lane, and the digests of its NODE and EDGE units need no
+    # aggregates: they are made on the other core meanwhile.  (A build's store pass waits on its loader.)
+    making = forked("making the store's digests", rdf.own_digests, graph) if previous else contextlib.nullcontext(lambda: None)
+    with making as own_digests:
+        aggregated = aggregate(graph)
+        kept: tuple[_Writer, ...] = ((archive.FILE_NAME, lambda path: _keep_records(path, *records)),) if records is not None else ()
+        store: _Writer = ("store", lambda path: rdf.write_store(aggregated, path, turtle=path.with_name("graph.ttl.gz"),
+                                                               index=path.with_name(rdf.INDEX_FILE), previous=previous,
+                                                               own=own_digests()))
+        explorer: _Writer = ("explorer.html", lambda path: _write_explorer(graph, path))
+        node_link: _Writer = ("graph.json.gz", lambda path: nx_sink.write_node_link(graph, path))
+        if previous is None:  # a build: the records first, then their memory back for the store pass
+            writers, beside = (*kept, store), (node_link, explorer)
+        else:  # an update: its store pass is the longest lane by far, so the records go beside it
+            writers, beside = (store,), (node_link, explorer, *kept)
+        tmp = outdir.temporary(out)
+        name = ""
+        try:
+            t0 = time.perf_counter()
+            each, notes = _write_lanes(tmp, writers, beside)
+            summary.update(notes)
+            summary.setdefault("seconds", {}).update(write=round(time.perf_counter() - t0, 2), writers=each)
+            if started is not None:
+                summary["seconds"]["total"] = round(time.perf_counter() - started, 2)
+            name = "summary.json"
+            (tmp / name).write_text(json.dumps(summary, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+            name = "swap"
+            outdir.swap(tmp, out)
+        except _WriteFailed as failed:  # a full disk, a file size limit, a vanished folder: say so, keep the old graph
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise BuildError(f"could not write the graph into {out} ({failed.name}: {failed.error}); the previous graph there is kept") from failed.error
+        except OSError as exc:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise BuildError(f"could not write the graph into {out} ({name}: {exc}); the previous graph there is kept") from exc
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
     return aggregated
 
 
@@ -366,77 +373,52 @@ class _WriteFailed(Exception):
         self.name, self.error = name, error
 
 
-def _write_lane(tmp: Path, writers: Sequence[_Writer]) -> dict[str, float]:
-    """Run ``writers`` one after another into ``tmp``; their seconds by output name."""
+def _write_lane(tmp: Path, writers: Sequence[_Writer]) -> tuple[dict[str, float], dict[str, Any]]:
+    """Run ``writers`` one after another into ``tmp``; their seconds by output name, and their entries
+    for the summary."""
     from kg.stores import no_gc
 
-    seconds = {}
+    seconds, notes = {}, {}
     for name, write in writers:
         t1 = time.perf_counter()
         try:
             with no_gc():  # node-link JSON: half the time on the ICLR 2026 graph
-                write(tmp / name)
+                made = write(tmp / name)
         except OSError as exc:
             raise _WriteFailed(name, exc) from exc
         seconds[name] = round(time.perf_counter() - t1, 2)
-    return seconds
+        if isinstance(made, dict):
+            notes |= made
+    return seconds, notes
 
 
-def _write_lanes(tmp: Path, writers: Sequence[_Writer], beside: Sequence[_Writer]) -> dict[str, float]:
+def _write_lanes(tmp: Path, writers: Sequence[_Writer], beside: Sequence[_Writer]) -> tuple[dict[str, float], dict[str, Any]]:
     """Run ``writers`` here and, at the same time, ``beside`` in a forked child (one lane where the
     platform cannot fork): the store and Turtle writer's statements are made by single-threaded
     Python (its loader process parses and indexes them meanwhile), as is the node-link JSON, so the
-    lanes overlap.  The child shares the graph copy-on-write and returns its seconds, or its error,
-    which is raised here as the writer's own."""
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return _write_lane(tmp, [*writers, *beside])
-    context = multiprocessing.get_context("fork")
-    receive, send = context.Pipe(duplex=False)
-    child = context.Process(target=_child_lane, args=(tmp, beside, send, os.getpid()), daemon=True)
-    child.start()
-    send.close()
-    received = False
-    try:
-        seconds = _write_lane(tmp, writers)
+    lanes overlap.  The child shares the graph copy-on-write and returns its seconds and summary
+    entries, or its error, which is raised here as the writer's own."""
+    from kg.stores import forked
+
+    with forked("writing them", _write_lane, tmp, beside) as beside_lane:
+        seconds, notes = _write_lane(tmp, writers)
         try:
-            ok, outcome = receive.recv()
-            received = True
-        except EOFError:
-            child.join()
-            raise _WriteFailed(", ".join(name for name, _ in beside),
-                               ChildProcessError(f"the process writing them died, exit code {child.exitcode}")) from None
-    finally:
-        if not received:  # this lane failed or was interrupted: the other lane's work is moot
-            child.kill()
-        child.join()
-        receive.close()
-    if not ok:
-        raise outcome
-    return seconds | outcome
+            more_seconds, more_notes = beside_lane()
+        except ChildProcessError as died:
+            raise _WriteFailed(", ".join(name for name, _ in beside), died) from None
+    return seconds | more_seconds, notes | more_notes
 
 
-def _child_lane(tmp: Path, writers: Sequence[_Writer], send: Any, parent: int) -> None:
-    from kg.stores import die_with_parent
-
-    die_with_parent(parent)
-    try:
-        send.send((True, _write_lane(tmp, writers)))
-    except BaseException as exc:  # noqa: BLE001 - every failure goes back to the parent, which raises it
-        try:
-            send.send((False, exc))
-        except Exception:  # an exception that does not pickle
-            send.send((False, RuntimeError(f"{type(exc).__name__}: {exc}")))
-
-
-def _write_explorer(graph: GraphDocument, path: Path, summary: dict[str, Any]) -> None:
-    """The explorer, or a note in the summary of why there is none: every other output is still worth having."""
+def _write_explorer(graph: GraphDocument, path: Path) -> dict[str, str]:
+    """The explorer, or an entry for the summary saying why there is none: every other output is still worth having."""
     from kg.viz import render
 
     try:
         path.write_text(render(graph), encoding="utf-8")
     except ExplorerUnavailable as exc:
         log.warning("%s", exc)
-        summary["explorer"] = str(exc)
+        return {"explorer": str(exc)}
+    return {}
 
 
 def summarize(graph: GraphDocument, extractions: Sequence[Extraction]) -> dict[str, Any]:

@@ -166,8 +166,22 @@ def test_faults_forked_lane_killed_fails_clearly_and_keeps_graph(
     out = tmp_path / "out"
     shutil.copytree(seeds_out, out)
     monkeypatch.setattr("kg.stores.nx.write_node_link", lambda graph, path: os.kill(os.getpid(), signal.SIGKILL))
-    with pytest.raises(BuildError, match=r"\(graph.json.gz: the process writing them died, exit code -9\); the previous graph there is kept"):
+    with pytest.raises(BuildError, match=r"\(graph.json.gz, explorer.html: the process writing them died, exit code -9\); the previous graph there is kept"):
         kg.build([SEEDS], out)
+    assert output_digest(out) == clean_digest
+    assert _litter(out) == []
+
+
+def test_faults_digest_process_killed_fails_clearly_and_keeps_graph(
+        tmp_path: Path, seeds_out: Path, clean_digest: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An update's NODE and EDGE digests are made by a forked process beside the aggregates: its death
+    is the store's error, with the graph kept."""
+    out = tmp_path / "out"
+    shutil.copytree(seeds_out, out)
+    monkeypatch.setattr("kg.stores.rdf.own_digests", lambda graph: os.kill(os.getpid(), signal.SIGKILL))
+    paper = next(n.id for n in kg.open(out).papers())
+    with pytest.raises(BuildError, match=r"\(store: the process making the store's digests died, exit code -9\); the previous graph there is kept"):
+        kg.api.remove(out, [paper])
     assert output_digest(out) == clean_digest
     assert _litter(out) == []
 

@@ -9,13 +9,15 @@ import contextlib
 import ctypes
 import gc
 import gzip
+import multiprocessing
 import os
+import pickle
 import signal
 import sys
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 from dataclasses import dataclass, field
 
 from kg.records import GraphDocument
@@ -78,3 +80,55 @@ def no_gc() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+@contextlib.contextmanager
+def forked(doing: str, compute: Callable[..., Any], *args: Any) -> Iterator[Callable[[], Any]]:
+    """``compute(*args)`` in a forked child while this process goes on (the child shares its memory
+    copy-on-write); yields the function that waits for the value, or raises the child's error (a
+    ``ChildProcessError`` saying "the process ``doing`` died" if it died).
+    Leaving the block ends a child whose value was not taken.  Where the platform cannot fork, the
+    value is computed here, when asked for."""
+    if "fork" not in multiprocessing.get_all_start_methods():
+        yield lambda: compute(*args)
+        return
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+    child = context.Process(target=_compute_in_child, args=(compute, args, send, os.getpid()), daemon=True)
+    child.start()
+    send.close()
+
+    def value() -> Any:
+        try:
+            ok, outcome = receive.recv()
+        except EOFError:
+            child.join()
+            raise ChildProcessError(f"the process {doing} died, exit code {child.exitcode}") from None
+        if not ok:
+            raise outcome
+        return outcome
+
+    try:
+        yield value
+    finally:
+        child.kill()
+        child.join()
+        receive.close()
+
+
+def _compute_in_child(compute: Callable[..., Any], args: tuple, send: Any, parent: int) -> None:
+    die_with_parent(parent)
+    try:
+        with no_gc():
+            outcome = (True, compute(*args))
+    except BaseException as exc:  # noqa: BLE001 - every failure goes back to the parent, which raises it
+        outcome = (False, exc if _pickles(exc) else RuntimeError(f"{type(exc).__name__}: {exc}"))
+    send.send(outcome)
+
+
+def _pickles(value: Any) -> bool:
+    try:
+        pickle.dumps(value)
+    except Exception:  # noqa: BLE001 - whatever pickling raises, the value does not travel
+        return False
+    return True

@@ -106,14 +106,17 @@ class _Unit:
 class _Units:
     """The graph's statements as units (``NODE`` ...), in chunks, each unit with a digest of its data."""
 
-    def __init__(self, aggregated: Aggregated) -> None:
+    def __init__(self, aggregated: Aggregated, own: bytes | None = None) -> None:
         self.aggregated = aggregated
+        graph = aggregated.graph
+        if own is not None and len(own) != _DIGEST_SIZE * (len(graph.nodes) + len(graph.edges)):
+            raise ValueError("own digests of another graph: one per node and edge expected")
+        self.own = own
+        """``own_digests`` of the graph, made beforehand (else each unit's digest is made here)."""
         self.digests: list[tuple[str, str, bytes]] = []
         """(part, subject, digest) of every unit the chunks have yielded."""
         self.iris: dict[str, ox.NamedNode] = {}
-        self.outgoing: dict[str, list] = defaultdict(list)
-        for edge in aggregated.graph.edges:
-            self.outgoing[edge.source].append(edge)
+        self.outgoing = _outgoing(graph)
         self.kg = {name: _predicate(v.KG + name) for name in (
             "source", "target", "edgeType", "support", "supportedBy", "evidence", "paper", "sentenceStart", "sentenceEnd",
             "start", "end", "confidence", "nameKey", "nameFragment")}
@@ -141,17 +144,16 @@ class _Units:
                 yield part, chunk, _digest(b"".join(u.digest for u in chunk))
 
     def _nodes(self) -> Iterator[_Unit]:
-        for node in self.aggregated.graph.nodes:
-            own = {k: val for k, val in node_properties(node).items() if k not in _NODE_AGGREGATES}
-            outgoing = [(e.type, e.target) for e in self.outgoing.get(node.id, ())]
+        own, size = self.own, _DIGEST_SIZE
+        for i, node in enumerate(self.aggregated.graph.nodes):
             subject = self.iri(node.id).value
-            yield _Unit(NODE, subject, _unit_digest(NODE, subject, (node.label, own, outgoing)),
-                        partial(self._node_statements, node, own))
+            digest = own[i * size : (i + 1) * size] if own else _node_digest(node, subject, self.outgoing)
+            yield _Unit(NODE, subject, digest, partial(self._node_statements, node))
 
-    def _node_statements(self, node, own: dict[str, Any]) -> Iterator[ox.Triple]:
+    def _node_statements(self, node) -> Iterator[ox.Triple]:
         s = self.iri(node.id)
         yield ox.Triple(s, _TYPE, _predicate(v.class_iri(node.label)))
-        for name, value in own.items():
+        for name, value in _own_properties(node).items():
             yield from _property(self.iri, s, name, value)
         for key in sorted(name_keys(node)):
             yield ox.Triple(s, self.kg["nameKey"], ox.Literal(key))
@@ -161,12 +163,11 @@ class _Units:
             yield ox.Triple(s, _predicate(v.edge_predicate(edge.type)), self.iri(edge.target))
 
     def _edges(self) -> Iterator[_Unit]:
-        for edge in self.aggregated.graph.edges:
-            own = {k: val for k, val in edge.properties.items() if k not in _EDGE_AGGREGATES}
+        own, size, first = self.own, _DIGEST_SIZE, len(self.aggregated.graph.nodes)
+        for i, edge in enumerate(self.aggregated.graph.edges, first):
             subject = v.edge_iri(edge.key)
-            evidence = [(e.paper, e.start, e.end, e.sentence_start, e.sentence_end, e.rule, e.confidence) for e in edge.evidence]
-            yield _Unit(EDGE, subject, _unit_digest(EDGE, subject, (edge.type, own, evidence)),  # tuples: marshal takes no dataclasses
-                        partial(self._edge_statements, edge, subject))
+            digest = own[i * size : (i + 1) * size] if own else _edge_digest(edge, subject)
+            yield _Unit(EDGE, subject, digest, partial(self._edge_statements, edge, subject))
 
     def _edge_statements(self, edge, subject: str) -> Iterator[ox.Triple]:
         kg_ = self.kg
@@ -261,8 +262,43 @@ class _Units:
                         lambda s=self.iri(n.node), packed=packed: iter((ox.Triple(s, p, ox.Literal(packed)),)))
 
 
+_DIGEST_SIZE = 8
+
+
 def _digest(data: bytes) -> bytes:
-    return hashlib.blake2b(data, digest_size=8).digest()
+    return hashlib.blake2b(data, digest_size=_DIGEST_SIZE).digest()
+
+
+def _outgoing(graph: GraphDocument) -> dict[str, list]:
+    outgoing: dict[str, list] = defaultdict(list)
+    for edge in graph.edges:
+        outgoing[edge.source].append(edge)
+    return outgoing
+
+
+def _own_properties(node) -> dict[str, Any]:
+    return {k: val for k, val in node_properties(node).items() if k not in _NODE_AGGREGATES}
+
+
+def _node_digest(node, subject: str, outgoing: Mapping[str, list]) -> bytes:
+    return _unit_digest(NODE, subject, (node.label, _own_properties(node), [(e.type, e.target) for e in outgoing.get(node.id, ())]))
+
+
+def _edge_digest(edge, subject: str) -> bytes:
+    own = {k: val for k, val in edge.properties.items() if k not in _EDGE_AGGREGATES}
+    evidence = [(e.paper, e.start, e.end, e.sentence_start, e.sentence_end, e.rule, e.confidence) for e in edge.evidence]
+    return _unit_digest(EDGE, subject, (edge.type, own, evidence))  # tuples: marshal takes no dataclasses
+
+
+def own_digests(graph: GraphDocument) -> bytes:
+    """The digests of the graph's NODE and EDGE units end to end, in the units' order.  Those units
+    hold no aggregates, so a process of their own can make them while the aggregates are computed
+    (``kg.api.write_outputs``) and hand them to ``write_store``: the store pass then makes only the
+    digests that need the aggregates (on the ICLR 2026 graph its NODE and EDGE units took 2.7 s
+    instead of 6.5 s; these digests alone take 3.8-4.7 s)."""
+    outgoing = _outgoing(graph)
+    nodes = (_node_digest(node, v.node_iri(node.id), outgoing) for node in graph.nodes)
+    return b"".join(chain(nodes, (_edge_digest(edge, v.edge_iri(edge.key)) for edge in graph.edges)))
 
 
 def _unit_digest(part: str, subject: str, data: Any) -> bytes:
@@ -320,7 +356,7 @@ older index is not used (the first update writes everything anew)."""
 
 
 def write_store(aggregated: Aggregated, path: Path, turtle: Path | None = None, *, index: Path | None = None,
-                previous: Path | None = None) -> int | None:
+                previous: Path | None = None, own: bytes | None = None) -> int | None:
     """Create the on-disk store at ``path`` (which must not exist) holding the graph with the
     aggregates canned queries look up (``kg.schema.aggregates``).  With ``turtle``, the same pass
     writes the Turtle export there (the project's prefixes, everything but the neighbourhoods), gzip'd
@@ -332,11 +368,11 @@ def write_store(aggregated: Aggregated, path: Path, turtle: Path | None = None, 
     the store is that one's copy (hard links) with the changed units deleted and written again, the
     Turtle's unchanged chunks are copied compressed and, in a changed chunk, only the changed units'
     Turtle is made: the same outputs as a new store, for the cost of the difference (``kg add``,
-    ``kg remove``); returns None.
+    ``kg remove``); returns None.  ``own``: ``own_digests(aggregated.graph)`` if already made.
     """
     usable = previous is not None and index is not None and (previous / path.name).is_dir()
     old = _read_index(previous / index.name) if usable else None  # else everything is written anew
-    units = _Units(aggregated)
+    units = _Units(aggregated, own)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="compaction") as compactor:
         compacted = None
         with contextlib.ExitStack() as stack:

@@ -217,6 +217,26 @@ def test_units_partition_the_statements_by_subject_and_part(seeds_out: Path) -> 
 
 
 @pytest.mark.issue(19)
+def test_digests_made_beforehand_are_the_units_own(seeds_out: Path) -> None:
+    """``own_digests`` of the graph before its aggregates (made in a process of their own while those are
+    computed) are the digests the NODE and EDGE units make themselves, unit for unit."""
+    from kg.api import aggregate
+
+    document = nx_sink.read_node_link(seeds_out / "graph.json.gz")
+    own = rdf.own_digests(document)
+    aggregated = aggregate(document)
+    made = [(part, unit.subject, unit.digest) for part, chunk, _ in rdf._Units(aggregated).chunks() for unit in chunk]
+    given_ = [(part, unit.subject, unit.digest) for part, chunk, _ in rdf._Units(aggregated, own).chunks() for unit in chunk]
+    assert given_ == made
+    assert b"".join(d for part, _, d in made if part in (rdf.NODE, rdf.EDGE)) == own
+    assert len(own) == 8 * (len(document.nodes) + len(document.edges)) > 0
+    with pytest.raises(ValueError, match="own digests of another graph"):
+        rdf._Units(aggregated, own[:-8])
+    stale = rdf._Units(aggregated, bytes(len(own)))  # the digests are read where given, not remade
+    assert {unit.digest for part, chunk, _ in stale.chunks() if part == rdf.NODE for unit in chunk} == {bytes(8)}
+
+
+@pytest.mark.issue(19)
 def test_chunk_turtle_is_its_units_turtle_end_to_end_and_cuts_back_into_them(seeds_out: Path) -> None:
     """An update remakes only the changed units of a changed chunk and takes the others' text from the
     previous Turtle (``rdf._remade_turtle``): right only if a chunk's Turtle is its units' Turtle put end
