@@ -128,13 +128,25 @@ def test_training_rows_are_right_where_the_gold_names_the_candidate() -> None:
         {"start": _result().start, "end": _result().end, "method": "FooNet", "metric": "top-1 acc.",
          "dataset": None}]}
     x = Extraction("t", "indomain.v1", MENTIONS, PROPOSES, results=(_result(),))
-    rows = T.result_name_rows([x], [gold])
+    groups = T.result_name_groups([x], [gold])
+    assert {field: len(g) for field, g in groups.items()} == {"method": 1, "metric": 1, "dataset": 1}  # one result
+    rows = {field: g[0] for field, g in groups.items()}
     methods = dict(zip([next(f for f in r if f.startswith("source") or f.startswith("label") or f == "none") for r in rows["method"][0]],
                        rows["method"][1]))
     assert methods == {"none": 0, "label=Method": 1, "label=Model": 0}
     datasets = rows["dataset"]
     assert [y for r, y in zip(*datasets) if "none" in r] == [1] and sum(datasets[1]) == 1
     assert sum(rows["metric"][1]) == 1  # "top-1 accuracy" matches "top-1 acc." loosely; the rest do not
+
+
+def test_the_listwise_fit_prefers_what_is_right_within_each_result() -> None:
+    """"near" is right in every group where it stands beside "far"; "far" is right only in groups
+    where "near" is absent, so a pointwise model would find both about as often right, but within
+    a group the choice is always "near" when it is there.  Groups with nothing right teach nothing."""
+    groups = [([["near"], ["far"], ["none"]], [1, 0, 0])] * 6 + [([["far"], ["none"]], [1, 0])] * 6
+    weights = T._fit_listwise(groups, c=1.0)
+    assert weights["near"] > weights["far"] > weights["none"]
+    assert T._fit_listwise([([["near"], ["far"]], [0, 0])] * 6, c=1.0) == {}
 
 
 def test_the_shipped_ranker_names_a_clear_result() -> None:
