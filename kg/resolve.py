@@ -1,8 +1,9 @@
 """Resolution: per-abstract extractions -> one graph with deterministic ids and provenance.
 
 Mentions merge across abstracts when their type and normalised name agree (case, plural, dash
-and LaTeX-markup variants are folded by ``canonical``; names that differ only in where words break
-take the spelling most mentions use; an abbreviation resolves to the long form it stands for).
+and LaTeX-markup variants are folded by ``canonical``; names that differ only in where words break,
+or in a closing year's two or four digits, take the spelling most mentions use; an abbreviation
+resolves to the long form it stands for).
 Method and Model are the one pair of types that can disagree about the same name; the majority
 decides.  Nothing else crosses types.
 """
@@ -23,6 +24,8 @@ from kg.schema.vocab import QUDT_UNITS
 
 ARCHITECTURE_OR_METHOD = ("Method", "Model")
 _GENERIC_PROBLEM_HEAD = re.compile(r"(?<=\w) (?:problem|task)$")
+_CLOSING_YEAR = re.compile(r"(?<=[a-z])(?:19|20)(?=\d\d$)")
+"""A benchmark's year written out at the end of its name: "AIME 2025" is "AIME25", "COCO 2014" "COCO-14"."""
 
 _tidy = lru_cache(maxsize=1 << 16)(tidy_name)
 _canonical = lru_cache(maxsize=1 << 16)(canonical)
@@ -188,10 +191,11 @@ class _Resolver:
         spellings: dict[str, Counter[str]] = defaultdict(Counter)
         for of, mentions in spelled.items():
             key = as_spelled[of]
-            spellings[key.replace(" ", "")][key] += mentions
+            spellings[_CLOSING_YEAR.sub("", key.replace(" ", ""))][key] += mentions
         # Keys equal without their spaces ("fine tuning" and "finetuning", "cifar 10" and "cifar10",
-        # "large lan guage model" where a PDF's line break split a word) take the spelling most
-        # mentions use, then the one with most word breaks.
+        # "large lan guage model" where a PDF's line break split a word) and with a closing year in
+        # two digits ("aime 2025" and "aime25") take the spelling most mentions use, then the one
+        # with most word breaks.
         spelling: dict[str, str] = {}
         for group in spellings.values():
             if len(group) > 1:

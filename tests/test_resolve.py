@@ -67,6 +67,24 @@ def test_names_that_differ_only_in_word_breaks_take_the_spelling_most_mentions_u
     assert build_graph(pairs[::-1]) == build_graph(pairs)
 
 
+def test_a_benchmark_year_in_two_or_four_digits_is_one_node_and_other_years_stay_apart() -> None:
+    """"AIME 2025", "AIME25" and "AIME'25" are one benchmark (ICLR 2026 had them as two nodes of 20 and
+    38 papers, so a leaderboard on one missed the other's results); another year, or a number that is
+    no year, stays apart."""
+    texts = ["AIME25", "AIME 2025", "AIME25", "AIME'25", "AIME2024", "AIME24", "COCO 2014", "COCO 2017", "COCO-14",
+             "WMT14", "MNIST 2025", "MNIST25", "Split 1000"]
+    pairs = [(Abstract(f"p{i}", "x" * 200), Extraction(f"p{i}", "t", entities=(_m(text, 0, "Dataset"),)))
+             for i, text in enumerate(texts)]
+    nodes = {n.id: n for n in build_graph(pairs).nodes if n.label != "Paper"}
+    aime25 = nodes["dataset:aime25"]
+    assert (aime25.name, aime25.aliases, aime25.mentions) == ("AIME25", ("AIME 2025", "AIME'25"), 4)
+    assert nodes["dataset:aime2024"].mentions == 2 and nodes["dataset:coco 14"].aliases == ("COCO 2014",)
+    assert {"dataset:coco 2017", "dataset:wmt14", "dataset:split 1000"} <= set(nodes)
+    assert nodes["dataset:mnist 2025"].mentions == 2  # a tie: the spelling with more word breaks
+    assert len(nodes) == 7
+    assert build_graph(pairs[::-1]) == build_graph(pairs)
+
+
 def test_resolve_canonical_forms() -> None:
     assert canonical("The Graph Neural Networks") == "graph neural network"
     assert canonical("training strategies") == "training strategy"
