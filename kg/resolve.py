@@ -24,6 +24,9 @@ from kg.schema.vocab import QUDT_UNITS
 
 ARCHITECTURE_OR_METHOD = ("Method", "Model")
 _GENERIC_PROBLEM_HEAD = re.compile(r"(?<=\w) (?:problem|task)$")
+_GENERIC_METRIC_HEAD = re.compile(r"(?<=\w) (?:score|metric|measure)$")
+"""A Metric's name with and without it is one metric where both occur: "F1 score" is "F1" (ICLR
+2026: 111 and 67 papers apart); a name only ever written with it ("docking score") keeps it."""
 _CLOSING_YEAR = re.compile(r"(?<=[a-z])(?:19|20)(?=\d\d$)")
 """A benchmark's year written out at the end of its name: "AIME 2025" is "AIME25", "COCO 2014" "COCO-14"."""
 
@@ -167,6 +170,11 @@ def _link_narrower_problems(nodes: dict[str, _NodeAcc], edges: dict) -> None:
                 break
 
 
+def _headed(label: str) -> str:
+    """The label if its names may carry a generic head (a Problem's or a Metric's), else ""."""
+    return label if label in ("Problem", "Metric") else ""
+
+
 class _Resolver:
     """Decides each mention's node: abbreviations to long forms, one spelling of names that differ
     only in where words break, Method/Model by majority."""
@@ -185,8 +193,10 @@ class _Resolver:
             if counts.most_common(1)[0][1] * 2 > sum(counts.values())
         }
         # A key depends on these three only; each is spelled once.
-        spelled: Counter[tuple[str, bool, bool]] = Counter(
-            (m.canonical, bool(m.aliases), m.label == "Problem") for x in extractions for m in x.entities)
+        spelled: Counter[tuple[str, bool, str]] = Counter(
+            (m.canonical, bool(m.aliases), _headed(m.label)) for x in extractions for m in x.entities)
+        self.metrics = {name if aliased else self.expansions.get(name, name)
+                        for name, aliased, label in spelled if label == "Metric"}
         as_spelled = {of: self._spelled_key(*of) for of in spelled}
         spellings: dict[str, Counter[str]] = defaultdict(Counter)
         for of, mentions in spelled.items():
@@ -205,16 +215,19 @@ class _Resolver:
         self.keys = {of: spelling.get(key, key) for of, key in as_spelled.items()}
         self.labels = labels
 
-    def _spelled_key(self, canonical_name: str, has_aliases: bool, problem: bool) -> str:
+    def _spelled_key(self, canonical_name: str, has_aliases: bool, label: str) -> str:
         """A mention's key as it spells it: the long form of a known abbreviation, a Problem without
-        a generic head."""
+        a generic head, a Metric without one where its name also occurs without it."""
         key = self.expansions.get(canonical_name, canonical_name) if not has_aliases else canonical_name
-        if problem:
+        if label == "Problem":
             key = _GENERIC_PROBLEM_HEAD.sub("", key)  # "facility location problem" is "facility location"
+        elif label == "Metric":
+            bare = _GENERIC_METRIC_HEAD.sub("", key)
+            key = bare if bare in self.metrics else key
         return key
 
     def key(self, m: Mention) -> str:
-        return self.keys[(m.canonical, bool(m.aliases), m.label == "Problem")]
+        return self.keys[(m.canonical, bool(m.aliases), _headed(m.label))]
 
     def label(self, m: Mention) -> str:
         if m.label not in ARCHITECTURE_OR_METHOD:

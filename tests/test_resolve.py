@@ -85,6 +85,24 @@ def test_a_benchmark_year_in_two_or_four_digits_is_one_node_and_other_years_stay
     assert build_graph(pairs[::-1]) == build_graph(pairs)
 
 
+def test_a_metric_named_with_and_without_score_is_one_node_where_both_occur() -> None:
+    """"F1 score" and "F1" are one metric (ICLR 2026: 111 and 67 papers apart, so a leaderboard for F1
+    missed most F1 results), named as the bare name; a metric only ever written with its head keeps it,
+    and other types keep theirs."""
+    texts = [("F1-score", "Metric"), ("F1 scores", "Metric"), ("F1", "Metric"), ("docking score", "Metric"),
+             ("robustness metric", "Metric"), ("robustness", "Metric"), ("SSIM measure", "Metric"),
+             ("Inception Score", "Metric"), ("F1", "Method"), ("F1 score", "Method")]
+    pairs = [(Abstract(f"p{i}", "x" * 200), Extraction(f"p{i}", "t", entities=(_m(text, 0, label),)))
+             for i, (text, label) in enumerate(texts)]
+    nodes = {n.id: n for n in build_graph(pairs).nodes if n.label != "Paper"}
+    f1 = nodes["metric:f1"]
+    assert (f1.name, f1.aliases, f1.mentions) == ("F1", ("F1 scores", "F1-score"), 3)
+    assert nodes["metric:robustness"].mentions == 2
+    assert {"metric:docking score", "metric:ssim measure", "metric:inception score", "method:f1", "method:f1 score"} <= set(nodes)
+    assert len(nodes) == 7
+    assert build_graph(pairs[::-1]) == build_graph(pairs)
+
+
 def test_resolve_canonical_forms() -> None:
     assert canonical("The Graph Neural Networks") == "graph neural network"
     assert canonical("training strategies") == "training strategy"
