@@ -75,6 +75,25 @@ def test_the_words_beside_a_number_are_metric_candidates_when_no_list_knows_the_
     assert "source=phrase_before" in found["prefix damage"] and "head=damage" in found["prefix damage"]
 
 
+def test_the_words_before_a_number_are_read_from_a_window_and_a_word_it_cuts_is_left_out() -> None:
+    """A sentence of thousands of characters (a fuzzed abstract with no full stop) is read only in the
+    characters just before the number: what is found there is what the whole sentence gives, and a
+    word cut at the window's edge is no candidate."""
+    from kg.extractors.result_names import _READ_BEFORE
+
+    text = "Ours " + "(" * 5000 + " ((( prefix damage falls to 0.6% on ImageNet."
+    [r] = find_results(text)
+    assert r.sentence_start == 0 and r.start > _READ_BEFORE
+    assert phrases_beside(text, r) == [("damage", "before"), ("prefix damage", "before")]
+    token = "x" * (_READ_BEFORE + 50)
+    glued = f"We find that {token} damage falls to 0.6% on ImageNet."
+    [r] = find_results(glued)
+    assert [name for name, side in phrases_beside(glued, r) if side == "before"] == ["damage"]
+    short = "We find that xxxx damage falls to 0.6% on ImageNet."
+    [r] = find_results(short)
+    assert [name for name, side in phrases_beside(short, r) if side == "before"] == ["damage", "xxxx damage"]
+
+
 def test_a_comparative_after_the_number_is_passed_and_faster_means_speed() -> None:
     text = "FooNet needs 3.1x fewer parameters and runs $2.5\\times$ faster than ViT-B."
     fewer, faster = find_results(text)
