@@ -195,8 +195,7 @@ class _Resolver:
         # A key depends on these three only; each is spelled once.
         spelled: Counter[tuple[str, bool, str]] = Counter(
             (m.canonical, bool(m.aliases), _headed(m.label)) for x in extractions for m in x.entities)
-        self.metrics = {name if aliased else self.expansions.get(name, name)
-                        for name, aliased, label in spelled if label == "Metric"}
+        self.metrics = {self._expanded(name, aliased) for name, aliased, label in spelled if label == "Metric"}
         as_spelled = {of: self._spelled_key(*of) for of in spelled}
         spellings: dict[str, Counter[str]] = defaultdict(Counter)
         for of, mentions in spelled.items():
@@ -218,13 +217,17 @@ class _Resolver:
     def _spelled_key(self, canonical_name: str, has_aliases: bool, label: str) -> str:
         """A mention's key as it spells it: the long form of a known abbreviation, a Problem without
         a generic head, a Metric without one where its name also occurs without it."""
-        key = self.expansions.get(canonical_name, canonical_name) if not has_aliases else canonical_name
+        key = self._expanded(canonical_name, has_aliases)
         if label == "Problem":
             key = _GENERIC_PROBLEM_HEAD.sub("", key)  # "facility location problem" is "facility location"
         elif label == "Metric":
             bare = _GENERIC_METRIC_HEAD.sub("", key)
             key = bare if bare in self.metrics else key
         return key
+
+    def _expanded(self, canonical_name: str, has_aliases: bool) -> str:
+        """The long form a known abbreviation stands for; a mention that defines its own keeps its name."""
+        return canonical_name if has_aliases else self.expansions.get(canonical_name, canonical_name)
 
     def key(self, m: Mention) -> str:
         return self.keys[(m.canonical, bool(m.aliases), _headed(m.label))]
