@@ -24,7 +24,7 @@ from kg.schema.vocab import QUDT_UNITS
 
 ARCHITECTURE_OR_METHOD = ("Method", "Model")
 _GENERIC_PROBLEM_HEAD = re.compile(r"(?<=\w) (?:problem|task)$")
-_GENERIC_METRIC_HEAD = re.compile(r"(?<=\w) (?:score|metric|measure)$")
+_GENERIC_METRIC_HEAD = re.compile(r"(?<=\w) ?(?:score|metric|measure)$")
 """A Metric's name with and without it is one metric where both occur: "F1 score" is "F1" (ICLR
 2026: 111 and 67 papers apart); a name only ever written with it ("docking score") keeps it."""
 _CLOSING_YEAR = re.compile(r"(?<=[a-z])(?:19|20)(?=\d\d$)")
@@ -170,9 +170,17 @@ def _link_narrower_problems(nodes: dict[str, _NodeAcc], edges: dict) -> None:
                 break
 
 
-def _headed(label: str) -> str:
-    """The label if its names may carry a generic head (a Problem's or a Metric's), else ""."""
-    return label if label in ("Problem", "Metric") else ""
+def _expands(short: str, long_form: str, coined: set[str]) -> bool:
+    """Whether a paper's "Long Form (LF)" says what LF means in papers that use it unexplained.  Not
+    when the paper proposes the long form: a name coined for its own method often spells a famous
+    acronym ("Chain of Structured Thought (CoST)", "Variational Generator Group (VGG)"); nor when the
+    long form holds the abbreviation as a word ("MCO Mamba (Mamba)"): a longer name, not an expansion."""
+    return long_form not in coined and not re.search(rf"(?<!\S){re.escape(short)}(?!\S)", long_form)
+
+
+def _group(label: str) -> str:
+    """The types a name is compared within: Method and Model together, the others each alone."""
+    return "Method" if label in ARCHITECTURE_OR_METHOD else label
 
 
 class _Resolver:
@@ -180,22 +188,27 @@ class _Resolver:
     only in where words break, Method/Model by majority."""
 
     def __init__(self, extractions: Sequence[Extraction]) -> None:
-        long_forms: dict[str, Counter[str]] = defaultdict(Counter)
+        # What each abbreviation is defined as, by type: None where the definition does not carry
+        # over to other papers (``_expands``), which counts against every long form.
+        long_forms: dict[tuple[str, str], Counter[str | None]] = defaultdict(Counter)
         labels: dict[str, Counter[str]] = defaultdict(Counter)
         for x in extractions:
+            coined = {x.entities[r.tail].canonical for r in x.relations if r.label == "PROPOSES"}
             for m in x.entities:
                 if len(m.aliases) == 2:
-                    long_forms[_canonical(m.aliases[1])][m.canonical] += 1
+                    short = _canonical(m.aliases[1])
+                    long_forms[short, _group(m.label)][m.canonical if _expands(short, m.canonical, coined) else None] += 1
                 labels[m.canonical][m.label] += 1
+        # An abbreviation used unexplained stands for the long form most definitions of its type give.
         self.expansions = {
-            short: counts.most_common(1)[0][0]
-            for short, counts in long_forms.items()
-            if counts.most_common(1)[0][1] * 2 > sum(counts.values())
+            of: long_form
+            for of, counts in long_forms.items()
+            if (long_form := counts.most_common(1)[0][0]) is not None and counts[long_form] * 2 > sum(counts.values())
         }
         # A key depends on these three only; each is spelled once.
         spelled: Counter[tuple[str, bool, str]] = Counter(
-            (m.canonical, bool(m.aliases), _headed(m.label)) for x in extractions for m in x.entities)
-        self.metrics = {self._expanded(name, aliased) for name, aliased, label in spelled if label == "Metric"}
+            (m.canonical, bool(m.aliases), _group(m.label)) for x in extractions for m in x.entities)
+        self.metrics = {self._expanded(name, aliased, group) for name, aliased, group in spelled if group == "Metric"}
         as_spelled = {of: self._spelled_key(*of) for of in spelled}
         spellings: dict[str, Counter[str]] = defaultdict(Counter)
         for of, mentions in spelled.items():
@@ -214,23 +227,24 @@ class _Resolver:
         self.keys = {of: spelling.get(key, key) for of, key in as_spelled.items()}
         self.labels = labels
 
-    def _spelled_key(self, canonical_name: str, has_aliases: bool, label: str) -> str:
+    def _spelled_key(self, canonical_name: str, has_aliases: bool, group: str) -> str:
         """A mention's key as it spells it: the long form of a known abbreviation, a Problem without
         a generic head, a Metric without one where its name also occurs without it."""
-        key = self._expanded(canonical_name, has_aliases)
-        if label == "Problem":
+        key = self._expanded(canonical_name, has_aliases, group)
+        if group == "Problem":
             key = _GENERIC_PROBLEM_HEAD.sub("", key)  # "facility location problem" is "facility location"
-        elif label == "Metric":
+        elif group == "Metric":
             bare = _GENERIC_METRIC_HEAD.sub("", key)
             key = bare if bare in self.metrics else key
         return key
 
-    def _expanded(self, canonical_name: str, has_aliases: bool) -> str:
-        """The long form a known abbreviation stands for; a mention that defines its own keeps its name."""
-        return canonical_name if has_aliases else self.expansions.get(canonical_name, canonical_name)
+    def _expanded(self, canonical_name: str, has_aliases: bool, group: str) -> str:
+        """The long form a known abbreviation of the type stands for; a mention that defines its own
+        keeps its name."""
+        return canonical_name if has_aliases else self.expansions.get((canonical_name, group), canonical_name)
 
     def key(self, m: Mention) -> str:
-        return self.keys[(m.canonical, bool(m.aliases), _headed(m.label))]
+        return self.keys[(m.canonical, bool(m.aliases), _group(m.label))]
 
     def label(self, m: Mention) -> str:
         if m.label not in ARCHITECTURE_OR_METHOD:

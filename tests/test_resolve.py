@@ -38,6 +38,33 @@ def test_resolve_merges_case_plural_hyphen_and_abbreviation() -> None:
     assert [(e.start, e.end) for e in mentions.evidence] == [(0, 26), (30, 34)]
 
 
+def test_an_abbreviation_used_unexplained_expands_only_to_a_long_form_of_its_type_not_coined_there() -> None:
+    def defines(paper: str, long: str, short: str, label: str, proposed: bool = False):
+        text = f"{long} ({short})"
+        x = Extraction(paper, "t", entities=(_m(long, 0, label, (long, short)), _m(short, len(long) + 2, label, (long, short))),
+                       relations=(Relation(None, 0, "PROPOSES"),) if proposed else ())
+        return Abstract(paper, text), x
+
+    def uses(paper: str, short: str, label: str):
+        return Abstract(paper, short + " " * 20), Extraction(paper, "t", entities=(_m(short, 0, label),))
+
+    pairs = [
+        defines("d1", "Chain of Structured Thought", "CoST", "Method", proposed=True), uses("u1", "CoST", "Method"),
+        defines("d2", "Grade School Math 8K", "GSM8K", "Dataset"), uses("u2", "GSM8K", "Dataset"),
+        # a long form of another type: the Problem "COCO" is not the Dataset
+        defines("d3", "constrained online convex optimization", "COCO", "Problem"), uses("u3", "COCO", "Dataset"),
+        uses("u4", "COCO", "Problem"),
+        # a longer name that holds the abbreviation is not what it stands for
+        defines("d5", "MCO Mamba", "Mamba", "Model"), uses("u5", "Mamba", "Model"),
+    ]
+    nodes = {n.id: n for n in build_graph(pairs).nodes if n.label != "Paper"}
+    papers = {nid: [p.removeprefix("paper:") for p in n.papers] for nid, n in nodes.items()}
+    assert papers["method:chain of structured thought"] == ["d1"] and papers["method:cost"] == ["u1"]
+    assert papers["dataset:grade school math 8k"] == ["d2", "u2"]
+    assert papers["dataset:coco"] == ["u3"] and papers["problem:constrained online convex optimization"] == ["d3", "u4"]
+    assert papers["model:mco mamba"] == ["d5"] and papers["model:mamba"] == ["u5"]
+
+
 def test_resolve_method_model_majority_and_determinism() -> None:
     docs = [(Abstract(f"p{i}", "z" * 100), Extraction(f"p{i}", "t", entities=(_m("Transformer", 0, label),)))
             for i, label in enumerate(["Model", "Model", "Method"])]

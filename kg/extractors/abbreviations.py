@@ -22,6 +22,8 @@ _CLOSING = "'\"’”`,}"
 """Characters a long form does not end with: a possessive apostrophe, a closing quote or brace before the parenthesis."""
 _JOINED = re.compile(r"[—–{]|--")
 """What joins a word to a long form with no space ("method—Partial Model Collapse"): the long form starts after it."""
+_FUNCTION_WORDS = frozenset("a an and as at by for from in of on or the to via with".split())
+"""Lower-case words that rarely start a long form (``_letter_before``)."""
 _SHORT = re.compile(r"^[A-Za-z][\w\-+./]*[A-Za-z0-9+]s?$|^[A-Z]$")
 _SPELLED_AFTER = re.compile(r"(?<![\w\-+./])([A-Za-z][\w\-+./]*[A-Za-z0-9+]) ?\(([^()]{5,150})\)")
 """A short form with its long form after it in parentheses: "SALT (Static-teacher Asymmetric Latent Training)"."""
@@ -140,10 +142,19 @@ def _long_form(text: str, paren: int, short: str) -> tuple[int, int] | None:
                 start += found
             while start < end and not text[start].isalnum():
                 start += 1
+            if count < len(words) and _letter_before(text[start:end], text[slice(*words[-count - 1])]):
+                continue  # "Abstraction and Reasoning Corpus (ARC)": not "and Reasoning Corpus"
             while end > start and text[end - 1] in _CLOSING:  # "large language models’ (LLMs)"
                 end -= 1
             return (start, end) if start < end else None
     return None
+
+
+def _letter_before(long: str, word_before: str) -> bool:
+    """Whether the long form starts with a lower-case function word whose initial the word before it
+    also has: then that word, not the function word, is where the short form's first letter stands."""
+    first = long.split(None, 1)[0]
+    return first in _FUNCTION_WORDS and word_before.lstrip("([{\"'“‘").lower().startswith(first[0])
 
 
 def _letters(short: str) -> list[str]:

@@ -86,6 +86,10 @@ def test_offsets_exact_on_every_seed(seed_abstracts) -> None:
         ("we call it \\textit{Equilibrium Matching} (EqM)", [("Equilibrium Matching", "EqM")]),
         ("RoPE (rotary position embedding) in Equilibrium Propagation (EP)",
          [("rotary position embedding", "RoPE"), ("Equilibrium Propagation", "EP")]),
+        # the first letter is the word's before a lower-case "and", "of"...; a name may start with one
+        ("solved on the Abstraction and Reasoning Corpus (ARC), and", [("Abstraction and Reasoning Corpus", "ARC")]),
+        ("effects of prediction to in silico perturbations (ISP)", [("in silico perturbations", "ISP")]),
+        ("we propose The Attack Means Nothing (TAME)", [("The Attack Means Nothing", "TAME")]),
     ],
 )
 def test_offsets_abbreviation_pairs(text: str, pairs: list[tuple[str, str]]) -> None:
