@@ -80,12 +80,39 @@ def canonical(text: str) -> str:
         words[-1] = words[-1][:-2]
     words = [w for w in words if w]
     if words:
-        last = words[-1]
-        if last.endswith("ies") and len(last) > 4:
-            words[-1] = last[:-3] + "y"
-        elif len(last) > 3 and last.endswith("s") and not last.endswith(("ss", "us", "is", "ics")):
-            words[-1] = last[:-1]
+        words[-1] = singular(words[-1])
     return " ".join(words)
+
+
+_IRREGULAR = {"matrices": "matrix", "vertices": "vertex", "indices": "index", "simplices": "simplex",
+              "axes": "axis", "criteria": "criterion", "phenomena": "phenomenon"}
+_SINGULAR_WITH_S = frozenset("atlas canvas chaos cosmos ethos gas lens news series species".split())
+"""Words that end in "s" in the singular (with those ending in "ss", "us", "is", "ias" or "ics")."""
+_PLURAL_ES = re.compile(r"(?:ss|zz|ch|sh|x)es$|ias(?=es$)")
+"""Plurals whose singular drops "es": "processes", "approaches", "boxes", "biases" (not "caches")."""
+
+
+def singular(word: str) -> str:
+    """A lower-case word made singular, for canonical names: plural and singular spellings of a name
+    must meet ("Gaussian processes" and "Gaussian process", "time series" as itself).
+
+    Example:
+        >>> [singular(w) for w in ("models", "policies", "processes", "approaches", "analyses", "biases")]
+        ['model', 'policy', 'process', 'approach', 'analysis', 'bias']
+        >>> [singular(w) for w in ("series", "bias", "dynamics", "caches", "responses", "matrices", "llms")]
+        ['series', 'bias', 'dynamics', 'cache', 'response', 'matrix', 'llm']
+    """
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
+    if len(word) <= 3 or word in _SINGULAR_WITH_S or word.endswith(("ss", "us", "is", "ias", "ics")):
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("yses", "eses")):
+        return word[:-2] + "is"
+    if _PLURAL_ES.search(word) and not word.endswith(("caches", "niches")):
+        return word[:-2]
+    return word[:-1] if word.endswith("s") else word
 
 
 def variants(text: str) -> list[str]:

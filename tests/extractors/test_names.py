@@ -55,6 +55,18 @@ def test_typographic_and_latex_spellings_key_one_name():
     assert canonical("A/B testing") == "a b testing"
 
 
+def test_plural_and_singular_key_one_name_and_a_singular_in_s_keeps_it():
+    """"-es" plurals made two nodes of the full ICLR 2026 graph ("Gaussian processes" 18 papers,
+    "Gaussian process" 25), and a singular ending in "s" lost it ("spectral bias" was "spectral bia")."""
+    same = [("Gaussian processes", "Gaussian process"), ("diffusion-based approaches", "diffusion-based approach"),
+            ("social biases", "social bias"), ("contrastive losses", "contrastive loss"), ("KV caches", "KV cache"),
+            ("causal analyses", "causal analysis"), ("vertices", "vertex"), ("policies", "policy")]
+    for spellings in same:
+        assert len({canonical(s) for s in spellings}) == 1, spellings
+    assert [canonical(s) for s in ("spectral bias", "time series", "species", "training dynamics", "logit lens")] == [
+        "spectral bias", "time series", "species", "training dynamics", "logit lens"]
+
+
 def test_latex_macros_are_not_names_and_markup_is_trimmed():
     found = _mentions(r"We propose \method, a framework for graph learning. \method beats *GraphGPS*. "
                       r"We introduce \textit{Embodied Reasoning Agent} for robot planning, "
