@@ -6,6 +6,7 @@ strings only (no spaCy), so the graph, the stores and the queries can all use it
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from kg.records import Node
 
@@ -58,7 +59,8 @@ def tidy_name(text: str) -> str:
 
 
 def canonical(text: str) -> str:
-    """Normalised name used for resolution: lower case, no hyphens or determiners, singular last word.
+    """Normalised name used for resolution: compatibility characters folded (NFKC), lower case, no
+    hyphens or determiners, singular last word.
 
     Example:
         >>> canonical("the Kolmogorov-Arnold Networks")
@@ -72,7 +74,7 @@ def canonical(text: str) -> str:
     """
     if not re.search(r"[^\W\d_]", re.sub(r"\\[A-Za-z]+", "", text)):
         return ""  # no name: a LaTeX macro standing for one ("\\method", "\\ours"), a number, markup
-    tokens = tidy_name(text).lower().replace("’", "'").split()
+    tokens = unicodedata.normalize("NFKC", tidy_name(text)).lower().replace("’", "'").split()  # "R²" is "R2", "𝖬𝗎𝗈𝗇" "Muon"
     while tokens and tokens[0].strip(_OPENING) in _DETERMINERS:  # a word of its own: "A-OKVQA", "A* search" keep theirs
         tokens = tokens[1:]
     words = [w.strip(_EDGE_PUNCT) for w in _MATH_MARK.sub("", _WORD_BREAK.sub(" ", " ".join(tokens))).split()]

@@ -46,7 +46,7 @@ def test_typographic_and_latex_spellings_key_one_name():
             ("reasoning", "reasoning\u2014"), ("CIFAR-10", "CIFAR\u201110", "CIFAR\u221210"),
             ("pass@k", "Pass@$k$", "pass@$k"), ("R^2", "R$^2$"), ("Qwen2.5-7B-Instruct", "Qwen$2.5$-$7$B-Instruct"),
             ("Key-Value (KV) cache", "Key-Value~(KV) cache"), ("AIME24", "AIME'24", "AIME\u201924"),
-            ("V*Bench", "V\\*Bench"), ("accuracy", "accuracy$\\")]
+            ("V*Bench", "V\\*Bench"), ("accuracy", "accuracy$\\"), ("R2", "R²"), ("μP", "µP"), ("Muon", "𝖬𝗎𝗈𝗇")]
     for spellings in same:
         assert len({canonical(s) for s in spellings}) == 1, spellings
     assert canonical("Transformer") != canonical("Transformer++") and canonical("GPT-4") != canonical("GPT-4o")
