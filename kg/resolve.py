@@ -30,6 +30,9 @@ _GENERIC_METRIC_HEAD = re.compile(r"(?<=\w) ?(?:score|metric|measure)$")
 _CLOSING_YEAR = re.compile(r"(?<=[a-z])(?:19|20)(?=\d\d$)")
 """A benchmark's year written out at the end of its name: "AIME 2025" is "AIME25", "COCO 2014" "COCO-14"."""
 
+_WRITTEN_OUT = 10
+"""A node is named by its long form if that is written at least a tenth as often as its commonest surface."""
+
 _tidy = lru_cache(maxsize=1 << 16)(tidy_name)
 _canonical = lru_cache(maxsize=1 << 16)(canonical)
 """Names repeat across mentions ("large language models" 17,000 times in ICLR 2026): made once."""
@@ -283,11 +286,14 @@ class _NodeAcc:
     def to_node(self, nid: str) -> Node:
         name = self.name
         if not name:
-            # Prefer a surface that spells the key out over an abbreviation of it.
+            # Prefer a surface that spells the key out over an abbreviation of it, unless papers
+            # hardly ever write it out ("GSM8K" 182 times, "Grade School Math 8K" once).
             spelled = self.surfaces
             if len(spelled) > 1:
                 key = nid.split(":", 1)[1]
-                spelled = {s: c for s, c in spelled.items() if canonical(s) == key} or spelled
+                spelled_out = {s: c for s, c in spelled.items() if canonical(s) == key}
+                if spelled_out and max(spelled_out.values()) * _WRITTEN_OUT >= max(spelled.values()):
+                    spelled = spelled_out
             name = min(spelled.items(), key=lambda kv: (-kv[1], kv[0]))[0] if spelled else min(self.aliases)
         aliases = tuple(sorted(a for a in self.aliases if a != name))
         papers = tuple(sorted(node_id("Paper", p) for p in self.papers))

@@ -65,6 +65,20 @@ def test_an_abbreviation_used_unexplained_expands_only_to_a_long_form_of_its_typ
     assert papers["model:mco mamba"] == ["d5"] and papers["model:mamba"] == ["u5"]
 
 
+def test_a_node_is_named_by_its_long_form_unless_papers_hardly_ever_write_it_out() -> None:
+    def paper(i: int, *mentions: Mention):
+        return Abstract(f"p{i}", "x" * 200), Extraction(f"p{i}", "t", entities=mentions)
+
+    defined = ("Grade School Math 8K", "GSM8K")
+    pairs = [paper(0, _m("Grade School Math 8K", 0, "Dataset", defined), _m("GSM8K", 30, "Dataset", defined))]
+    pairs += [paper(i, _m("GSM8K", 0, "Dataset")) for i in range(1, 11)]
+    nodes = {n.id: n for n in build_graph(pairs).nodes}
+    assert nodes["dataset:grade school math 8k"].name == "Grade School Math 8K", "written out once in ten"
+    pairs.append(paper(11, _m("GSM8K", 0, "Dataset")))
+    gsm8k = {n.id: n for n in build_graph(pairs).nodes}["dataset:grade school math 8k"]
+    assert (gsm8k.name, gsm8k.aliases, len(gsm8k.papers)) == ("GSM8K", ("Grade School Math 8K",), 12)
+
+
 def test_resolve_method_model_majority_and_determinism() -> None:
     docs = [(Abstract(f"p{i}", "z" * 100), Extraction(f"p{i}", "t", entities=(_m("Transformer", 0, label),)))
             for i, label in enumerate(["Model", "Model", "Method"])]
