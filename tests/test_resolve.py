@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kg.names import canonical
-from kg.records import Abstract, Extraction, Mention, Relation
+from kg.records import Abstract, Extraction, Mention, Relation, Result
 from kg.resolve import build_graph
 
 
@@ -77,6 +77,18 @@ def test_a_node_is_named_by_its_long_form_unless_papers_hardly_ever_write_it_out
     pairs.append(paper(11, _m("GSM8K", 0, "Dataset")))
     gsm8k = {n.id: n for n in build_graph(pairs).nodes}["dataset:grade school math 8k"]
     assert (gsm8k.name, gsm8k.aliases, len(gsm8k.papers)) == ("GSM8K", ("Grade School Math 8K",), 12)
+
+
+def test_a_result_node_shows_its_number_as_it_reads_and_its_evidence_the_number_as_written() -> None:
+    text = r"It reaches 96.9\% accuracy, 2.5$\times$ faster, and 10--20\% fewer steps (11~29%)."
+    values = [r"96.9\%", r"2.5$\times$", r"10--20\%", "11~29%"]
+    results = tuple(Result(text.index(v), text.index(v) + len(v), v, 1.0, 1.0, metric="accuracy" if i == 0 else None)
+                    for i, v in enumerate(values))
+    g = build_graph([(Abstract("a", text), Extraction("a", "t", results=results))])
+    shown = {n.id: (n.name, n.properties["value"]) for n in g.nodes if n.label == "Result"}
+    assert list(shown.values()) == [("96.9% accuracy", "96.9%"), ("2.5×", "2.5×"), ("10–20%", "10–20%"), ("11~29%", "11~29%")]
+    reports = sorted((e.evidence[0].start, e.evidence[0].end) for e in g.edges if e.type == "REPORTS")
+    assert [text[s:e] for s, e in reports] == values
 
 
 def test_resolve_method_model_majority_and_determinism() -> None:
