@@ -83,6 +83,9 @@ def canonical(text: str) -> str:
     words = [w for w in words if w]
     if words:
         words[-1] = singular(words[-1])
+        if "of" in words[1:-1]:  # the head of "chains of thought", "mixtures of experts"
+            head = words.index("of", 1) - 1
+            words[head] = singular(words[head])
     return " ".join(words)
 
 

@@ -60,7 +60,8 @@ def test_plural_and_singular_key_one_name_and_a_singular_in_s_keeps_it():
     "Gaussian process" 25), and a singular ending in "s" lost it ("spectral bias" was "spectral bia")."""
     same = [("Gaussian processes", "Gaussian process"), ("diffusion-based approaches", "diffusion-based approach"),
             ("social biases", "social bias"), ("contrastive losses", "contrastive loss"), ("KV caches", "KV cache"),
-            ("causal analyses", "causal analysis"), ("vertices", "vertex"), ("policies", "policy")]
+            ("causal analyses", "causal analysis"), ("vertices", "vertex"), ("policies", "policy"),
+            ("chains of thought", "chain-of-thought"), ("Mixtures of Experts", "mixture of experts")]
     for spellings in same:
         assert len({canonical(s) for s in spellings}) == 1, spellings
     assert [canonical(s) for s in ("spectral bias", "time series", "species", "training dynamics", "logit lens")] == [
