@@ -27,6 +27,10 @@ _GENERIC_PROBLEM_HEAD = re.compile(r"(?<=\w) (?:problem|task)$")
 _GENERIC_METRIC_HEAD = re.compile(r"(?<=\w) ?(?:score|metric|measure)$")
 """A Metric's name with and without it is one metric where both occur: "F1 score" is "F1" (ICLR
 2026: 111 and 67 papers apart); a name only ever written with it ("docking score") keeps it."""
+_ACRONYM = re.compile(r"[A-Za-z0-9]*[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*")
+"""A word written with two capitals or more: "KV", "LLMs", "MoE", "ViT"."""
+_ATTESTED = 20
+"""Definitions an abbreviation needs to be spelled out inside longer names."""
 _CLOSING_YEAR = re.compile(r"(?<=[a-z])(?:19|20)(?=\d\d$)")
 """A benchmark's year written out at the end of its name: "AIME 2025" is "AIME25", "COCO 2014" "COCO-14"."""
 
@@ -212,6 +216,25 @@ def _group(label: str) -> str:
     return "Method" if label in ARCHITECTURE_OR_METHOD else label
 
 
+def _one_spelling(mentions: Counter, keys: dict, labels: dict[str, Counter[str]]) -> dict[str, str]:
+    """Keys equal without their spaces ("fine tuning" and "finetuning", "cifar 10" and "cifar10",
+    "large lan guage model" where a PDF's line break split a word) and with a closing year in two
+    digits ("aime 2025" and "aime25") take the spelling most mentions use, then the one with most word
+    breaks: each such key -> its chosen spelling.  The Method/Model vote in ``labels`` counts every
+    spelling."""
+    spellings: dict[str, Counter[str]] = defaultdict(Counter)
+    for of, count in mentions.items():
+        key = keys[of]
+        spellings[_CLOSING_YEAR.sub("", key.replace(" ", ""))][key] += count
+    spelling: dict[str, str] = {}
+    for group in spellings.values():
+        if len(group) > 1:
+            chosen = min(group, key=lambda k: (-group[k], -k.count(" "), k))
+            spelling.update((k, chosen) for k in group)
+            labels[chosen] = sum((labels[k] for k in group), Counter())
+    return spelling
+
+
 class _Resolver:
     """Decides each mention's node: abbreviations to long forms, one spelling of names that differ
     only in where words break, Method/Model by majority."""
@@ -234,26 +257,36 @@ class _Resolver:
             for of, counts in long_forms.items()
             if (long_form := counts.most_common(1)[0][0]) is not None and counts[long_form] * 2 > sum(counts.values())
         }
+        # Inside a longer name, an abbreviation most of its definitions spell one way, often:
+        # "online RL" is "online reinforcement learning", "KV cache" "key value cache".
+        defined: dict[str, Counter[str | None]] = defaultdict(Counter)
+        for (short, _), counts in long_forms.items():
+            defined[short].update(counts)
+        self.word_expansions = {
+            short: long_form
+            for short, counts in defined.items()
+            if " " not in short and (long_form := counts.most_common(1)[0][0]) is not None
+            and counts[long_form] >= _ATTESTED and counts[long_form] * 3 >= sum(counts.values()) * 2
+        }
         # A key depends on these three only; each is spelled once.
         spelled: Counter[tuple[str, bool, str]] = Counter(
             (m.canonical, bool(m.aliases), _group(m.label)) for x in extractions for m in x.entities)
+        # Which of a longer name's words its mentions write as acronyms ("KV" in "KV cache"; "mass"
+        # in "tandem mass spectrometry" is no "MAS").
+        spelled_out = {name for name, _, _ in spelled if " " in name and not self.word_expansions.keys().isdisjoint(name.split())}
+        self.acronyms: dict[str, set[str]] = defaultdict(set)
+        for x in extractions:
+            for m in x.entities:
+                if m.canonical in spelled_out:
+                    self.acronyms[m.canonical].update(w.lower() for w in _ACRONYM.findall(m.text))
         self.metrics = {self._expanded(name, aliased, group) for name, aliased, group in spelled if group == "Metric"}
         as_spelled = {of: self._spelled_key(*of) for of in spelled}
-        spellings: dict[str, Counter[str]] = defaultdict(Counter)
-        for of, mentions in spelled.items():
-            key = as_spelled[of]
-            spellings[_CLOSING_YEAR.sub("", key.replace(" ", ""))][key] += mentions
-        # Keys equal without their spaces ("fine tuning" and "finetuning", "cifar 10" and "cifar10",
-        # "large lan guage model" where a PDF's line break split a word) and with a closing year in
-        # two digits ("aime 2025" and "aime25") take the spelling most mentions use, then the one
-        # with most word breaks.
-        spelling: dict[str, str] = {}
-        for group in spellings.values():
-            if len(group) > 1:
-                chosen = min(group, key=lambda k: (-group[k], -k.count(" "), k))
-                spelling.update((k, chosen) for k in group)
-                labels[chosen] = sum((labels[k] for k in group), Counter())  # the Method/Model vote counts every spelling
-        self.keys = {of: spelling.get(key, key) for of, key in as_spelled.items()}
+        spelling = _one_spelling(spelled, as_spelled, labels)
+        # Then the abbreviations inside a name are spelled out ("KVCache" is "KV cache" is "key value
+        # cache"), and the spellings met again: "minibatch SGD" and "mini-batch stochastic gradient descent".
+        expanded = {of: self._words_expanded(spelling.get(key, key)) for of, key in as_spelled.items()}
+        spelling = _one_spelling(spelled, expanded, labels)
+        self.keys = {of: spelling.get(key, key) for of, key in expanded.items()}
         self.labels = labels
 
     def _spelled_key(self, canonical_name: str, has_aliases: bool, group: str) -> str:
@@ -266,6 +299,21 @@ class _Resolver:
             bare = _GENERIC_METRIC_HEAD.sub("", key)
             key = bare if bare in self.metrics else key
         return key
+
+    def _words_expanded(self, key: str) -> str:
+        """A name with each abbreviation in ``word_expansions`` spelled out; one right after its own
+        long form is dropped ("key value kv cache" is "key value cache")."""
+        written = self.acronyms.get(key)
+        if not written:
+            return key
+        words: list[str] = []
+        for word in key.split():
+            long_form = self.word_expansions.get(word) if word in written or word + "s" in written else None
+            if long_form is None:
+                words.append(word)
+            elif words[-len(long_form.split()):] != long_form.split():
+                words.extend(long_form.split())
+        return " ".join(words)
 
     def _expanded(self, canonical_name: str, has_aliases: bool, group: str) -> str:
         """The long form a known abbreviation of the type stands for; a mention that defines its own

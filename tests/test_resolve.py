@@ -91,6 +91,21 @@ def test_a_result_node_shows_its_number_as_it_reads_and_its_evidence_the_number_
     assert [text[s:e] for s, e in reports] == values
 
 
+def test_an_abbreviation_inside_a_name_is_spelled_out_where_the_corpus_agrees_on_it() -> None:
+    defined = ("key-value", "KV")
+    pairs = [(Abstract(f"d{i}", "x" * 200), Extraction(f"d{i}", "t", entities=(_m("key-value", 0, "Method", defined),)))
+             for i in range(20)]
+    names = ["KV cache", "key-value cache", "Key-Value (KV) cache", "KVCache", "kv cache", "mass spectrometry", "KV"]
+    pairs += [(Abstract(f"u{i}", "x" * 200), Extraction(f"u{i}", "t", entities=(_m(name, 0, "Method"),)))
+              for i, name in enumerate(names)]
+    nodes = {n.id: [p.removeprefix("paper:") for p in n.papers] for n in build_graph(pairs).nodes if n.label != "Paper"}
+    assert nodes["method:key value cache"] == ["u0", "u1", "u2", "u3", "u4"]
+    assert nodes["method:mass spectrometry"] == ["u5"]
+    # 19 definitions are too few to spell it out inside names
+    nodes = {n.id for n in build_graph(pairs[1:]).nodes}
+    assert "method:kv cache" in nodes and "method:key value cache" in nodes
+
+
 def test_resolve_method_model_majority_and_determinism() -> None:
     docs = [(Abstract(f"p{i}", "z" * 100), Extraction(f"p{i}", "t", entities=(_m("Transformer", 0, label),)))
             for i, label in enumerate(["Model", "Model", "Method"])]
