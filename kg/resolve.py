@@ -208,7 +208,7 @@ def _expands(short: str, long_form: str, coined: set[str]) -> bool:
     when the paper proposes the long form: a name coined for its own method often spells a famous
     acronym ("Chain of Structured Thought (CoST)", "Variational Generator Group (VGG)"); nor when the
     long form holds the abbreviation as a word ("MCO Mamba (Mamba)"): a longer name, not an expansion."""
-    return long_form not in coined and not re.search(rf"(?<!\S){re.escape(short)}(?!\S)", long_form)
+    return long_form not in coined and f" {short} " not in f" {long_form} "
 
 
 def _group(label: str) -> str:
@@ -263,7 +263,7 @@ class _Resolver:
         for (short, _), counts in long_forms.items():
             defined[short].update(counts)
         self.word_expansions = {
-            short: long_form
+            short: tuple(long_form.split())
             for short, counts in defined.items()
             if " " not in short and (long_form := counts.most_common(1)[0][0]) is not None
             and counts[long_form] >= _ATTESTED and counts[long_form] * 3 >= sum(counts.values()) * 2
@@ -273,11 +273,11 @@ class _Resolver:
             (m.canonical, bool(m.aliases), _group(m.label)) for x in extractions for m in x.entities)
         # Which of a longer name's words its mentions write as acronyms ("KV" in "KV cache"; "mass"
         # in "tandem mass spectrometry" is no "MAS").
-        spelled_out = {name for name, _, _ in spelled if " " in name and not self.word_expansions.keys().isdisjoint(name.split())}
+        holding = {name for name, _, _ in spelled if " " in name and not self.word_expansions.keys().isdisjoint(name.split())}
         self.acronyms: dict[str, set[str]] = defaultdict(set)
         for x in extractions:
             for m in x.entities:
-                if m.canonical in spelled_out:
+                if m.canonical in holding:
                     self.acronyms[m.canonical].update(w.lower() for w in _ACRONYM.findall(m.text))
         self.metrics = {self._expanded(name, aliased, group) for name, aliased, group in spelled if group == "Metric"}
         as_spelled = {of: self._spelled_key(*of) for of in spelled}
@@ -311,8 +311,8 @@ class _Resolver:
             long_form = self.word_expansions.get(word) if word in written or word + "s" in written else None
             if long_form is None:
                 words.append(word)
-            elif words[-len(long_form.split()):] != long_form.split():
-                words.extend(long_form.split())
+            elif tuple(words[-len(long_form):]) != long_form:
+                words.extend(long_form)
         return " ".join(words)
 
     def _expanded(self, canonical_name: str, has_aliases: bool, group: str) -> str:
