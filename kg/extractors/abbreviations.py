@@ -24,7 +24,9 @@ _JOINED = re.compile(r"[—–{]|--")
 """What joins a word to a long form with no space ("method—Partial Model Collapse"): the long form starts after it."""
 _FUNCTION_WORDS = frozenset("a an and as at by for from in of on or the to via with".split())
 """Lower-case words that rarely start a long form (``_letter_before``)."""
-_SHORT = re.compile(r"^[A-Za-z][\w\-+./]*[A-Za-z0-9+]s?$|^[A-Z]$")
+_SHORT = re.compile(r"^[A-Za-z0-9][\w\-+./]*[A-Za-z0-9+]s?$|^[A-Z]$")
+"""A short form's shape: a letter or a digit first ("3DGS" for "3D Gaussian Splatting"), a letter or
+digit last, a plural "s" allowed (``_is_short_form`` also asks for two letters, one upper-case)."""
 _SPELLED_AFTER = re.compile(r"(?<![\w\-+./])([A-Za-z][\w\-+./]*[A-Za-z0-9+]) ?\(([^()]{5,150})\)")
 """A short form with its long form after it in parentheses: "SALT (Static-teacher Asymmetric Latent Training)"."""
 

@@ -90,6 +90,10 @@ def test_offsets_exact_on_every_seed(seed_abstracts) -> None:
         ("solved on the Abstraction and Reasoning Corpus (ARC), and", [("Abstraction and Reasoning Corpus", "ARC")]),
         ("effects of prediction to in silico perturbations (ISP)", [("in silico perturbations", "ISP")]),
         ("we propose The Attack Means Nothing (TAME)", [("The Attack Means Nothing", "TAME")]),
+        # a short form may start with a digit; a size or a single letter after one is no short form
+        ("built on 3D Gaussian Splatting (3DGS), we", [("3D Gaussian Splatting", "3DGS")]),
+        ("as expressive as the 1-dimensional Weisfeiler-Lehman (1-WL) test", [("1-dimensional Weisfeiler-Lehman", "1-WL")]),
+        ("DeepSeek-R1 (671B) and Qwen3 (8B) in 3D (3D) with rate (1/T)", []),
     ],
 )
 def test_offsets_abbreviation_pairs(text: str, pairs: list[tuple[str, str]]) -> None:
