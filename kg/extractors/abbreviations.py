@@ -4,7 +4,8 @@ Training)") as a spaCy component.
 Schwartz & Hearst (2003): for a parenthesised short form, the long form is the shortest run of
 preceding words in which the short form's characters appear in order, the first one starting a
 word.  ML abstracts as often name a method first and spell it out after, in parentheses; then the
-whole parenthesis is the long form, and it must start with the short form's first letter.  Pairs
+whole parenthesis is the long form, and it must start with the short form's first letter.  A short
+form may also be spelled as read aloud: "text-to-image (T2I)", "explainable AI (XAI)".  Pairs
 become aliases of one entity, and a bare short form elsewhere in the abstract resolves to the same
 entity.
 """
@@ -86,10 +87,9 @@ def _spells(short: str, long: str) -> bool:
         >>> _spells("SALT", "Static-teacher Asymmetric Latent Training"), _spells("MMLU", "Hendrycks et al. 2021")
         (True, False)
     """
-    letters = _letters(short)
-    return (bool(long) and long[0].lower() == letters[0] and not re.search(r"[,;:]", long)
-            and 2 <= len(re.findall(r"[^\s\-]+", long)) and len(long.split()) <= _most_words(letters)
-            and _matches(letters, long))
+    return any(bool(long) and long[0].lower() == letters[0] and not re.search(r"[,;:]", long)
+               and 2 <= len(re.findall(r"[^\s\-]+", long)) and len(long.split()) <= _most_words(letters)
+               and _matches(letters, long) for letters in _readings(short))
 
 
 _TITLE = re.compile(r"^\s*([^\s:]{2,16})\s*:\s*(.+)$")
@@ -131,13 +131,13 @@ def _long_form(text: str, paren: int, short: str) -> tuple[int, int] | None:
         end -= 1
     window_start = max(0, end - 200)
     words = [(m.start() + window_start, m.end() + window_start) for m in re.finditer(r"\S+", text[window_start:end])]
-    letters = _letters(short)
-    for count in range(1, min(_most_words(letters), len(words)) + 1):
+    readings = _readings(short)
+    for count in range(1, min(max(map(_most_words, readings)), len(words)) + 1):
         first = words[-count]
         chunk = text[first[0] : end]
         if re.search(r"[.;:!?]\s|[()\[\]]", chunk):
             return None
-        found = _first_letter(letters, chunk)
+        found = next((at for letters in readings if (at := _first_letter(letters, chunk)) is not None), None)
         if found is not None:
             start = first[0]
             if _JOINED.search(chunk[:found]):  # "method—Partial Model Collapse (PMC)"
@@ -164,6 +164,25 @@ def _letters(short: str) -> list[str]:
     return [c.lower() for c in short.rstrip("s") if c.isalnum()] or [c.lower() for c in short if c.isalnum()]
 
 
+_TO = re.compile(r"(?<=[A-Za-z])2(?=[A-Za-z])")
+"""A "2" between letters, read "to": "text-to-image (T2I)", "sequence-to-sequence (Seq2Seq)"."""
+
+
+def _readings(short: str) -> list[list[str]]:
+    """What a long form of ``short`` may spell: its characters as written, and as read aloud where
+    that differs: a "2" between letters as the word "to", a first "X" as "ex" ("explainable AI (XAI)").
+
+        >>> _readings("T2I"), _readings("XAI")
+        ([['t', '2', 'i'], ['t', 'to', 'i']], [['x', 'a', 'i'], ['e', 'x', 'a', 'i']])
+    """
+    letters = _letters(short)
+    stem = short.rstrip("s") or short
+    spoken = ["to" if _TO.match(stem, i) else c.lower() for i, c in enumerate(stem) if c.isalnum()]
+    if spoken[:1] == ["x"]:
+        spoken.insert(0, "e")
+    return [letters] + ([spoken] if spoken and spoken != letters else [])
+
+
 def _most_words(letters: list[str]) -> int:
     """The most words a long form of these letters runs to (Schwartz & Hearst: min(|A| + 5, 2|A|))."""
     return min(len(letters) + 5, len(letters) * 2)
@@ -171,7 +190,7 @@ def _most_words(letters: list[str]) -> int:
 
 def spells_in_order(short: str, words: str) -> bool:
     """Whether ``words`` spell the short form as a long form must (see ``find_abbreviations``)."""
-    return _matches(_letters(short), words)
+    return any(_matches(letters, words) for letters in _readings(short))
 
 
 def _matches(letters: list[str], chunk: str) -> bool:
@@ -189,9 +208,15 @@ def _first_letter(letters: list[str], chunk: str) -> int | None:
             pos = low.rfind(ch, 0, pos)
             if pos < 0:
                 return None
+            if len(ch) > 1 and not _whole_word(low, pos, pos + len(ch)):
+                continue  # a word read aloud ("to" for a "2") is a word of the long form
             if i > 0 or pos == 0 or not low[pos - 1].isalnum():
                 break
     return pos if pos == 0 or not low[pos - 1].isalnum() else None
+
+
+def _whole_word(text: str, start: int, end: int) -> bool:
+    return (start == 0 or not text[start - 1].isalnum()) and (end == len(text) or not text[end].isalnum())
 
 
 if not Doc.has_extension("abbreviations"):

@@ -94,6 +94,11 @@ def test_offsets_exact_on_every_seed(seed_abstracts) -> None:
         ("built on 3D Gaussian Splatting (3DGS), we", [("3D Gaussian Splatting", "3DGS")]),
         ("as expressive as the 1-dimensional Weisfeiler-Lehman (1-WL) test", [("1-dimensional Weisfeiler-Lehman", "1-WL")]),
         ("DeepSeek-R1 (671B) and Qwen3 (8B) in 3D (3D) with rate (1/T)", []),
+        # read aloud: a "2" between letters is the word "to", a first "X" is "ex"
+        ("advances in text-to-image (T2I) models", [("text-to-image", "T2I")]),
+        ("a sequence-to-sequence (Seq2Seq) model", [("sequence-to-sequence", "Seq2Seq")]),
+        ("the field of explainable AI (XAI) has", [("explainable AI", "XAI")]),
+        ("trained by Advantage Actor-Critic (A2C) here", []),
     ],
 )
 def test_offsets_abbreviation_pairs(text: str, pairs: list[tuple[str, str]]) -> None:
