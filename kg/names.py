@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 from kg.records import Node
 
@@ -118,6 +119,56 @@ def singular(word: str) -> str:
     if _PLURAL_ES.search(word) and not word.endswith(("caches", "niches")):
         return word[:-2]
     return word[:-1] if word.endswith("s") else word
+
+
+_BRITISH = ((re.compile(r"(?<=\w{3}[lrntmd])is(ation|ations|e|ed|es|ing|er|ers)$"), r"iz\1"),
+            (re.compile(r"(?<=\w)ell(ing|ed)$"), r"el\1"),
+            (re.compile(r"^(behavi|neighb|col|fav|lab|hum|harb|vap)our"), r"\1or"))
+"""British spellings and their American forms: "optimisation", "modelling", "behaviour" (not
+"supervised", "noise" or "precise")."""
+_MODIFIER_FORMS = ((re.compile(r"^(\w{4,}ion)al$"), r"\1"), (re.compile(r"^(\w{4,})ative$"), r"\1ation"),
+                   (re.compile(r"^(\w{3,})ictive$"), r"\1iction"), (re.compile(r"^(\w{4,})ic$"), r"\1"))
+"""Adjectives that modify a name as their noun does: "distributional shift" is "distribution shift",
+"generative model" "generation model", "predictive accuracy" "prediction accuracy", "robotic
+manipulation" "robot manipulation"."""
+_MODIFIER_WORDS = {"math": "mathematical", "mathematics": "mathematical", "compute": "computation",
+                   "computing": "computation"}
+
+
+def spelling_variant(key: str) -> str:
+    """What the spellings of one name have in common, for a canonical name: American spelling, and the
+    words before the last (the modifiers) by their noun, so that "computational cost", "computation
+    cost" and "compute cost" meet.  The last word, the name's head, keeps its form: "language model"
+    and "language modeling" are two things.
+
+    Example:
+        >>> [spelling_variant(k) for k in ("distributional shift", "math reasoning", "robotic manipulation")]
+        ['distribution shift', 'mathematical reasoning', 'robot manipulation']
+        >>> [spelling_variant(k) for k in ("bayesian optimisation", "language modelling", "behaviour cloning")]
+        ['bayesian optimization', 'language modeling', 'behavior cloning']
+        >>> [spelling_variant(k) for k in ("generative model", "supervised learning", "noise", "positive bias")]
+        ['generation model', 'supervised learning', 'noise', 'positive bias']
+    """
+    *modifiers, head = key.split() or [""]
+    return " ".join([*(_as_modifier(w) for w in modifiers), _american(head)])
+
+
+@lru_cache(maxsize=1 << 16)
+def _american(word: str) -> str:
+    for pattern, american in _BRITISH:
+        word = pattern.sub(american, word)
+    return word
+
+
+@lru_cache(maxsize=1 << 16)
+def _as_modifier(word: str) -> str:
+    word = _american(word)
+    word = _MODIFIER_WORDS.get(word, word)
+    for pattern, noun in _MODIFIER_FORMS:
+        word, found = pattern.subn(noun, word)
+        if found:
+            break
+    return word
 
 
 def variants(text: str) -> list[str]:

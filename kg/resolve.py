@@ -16,7 +16,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from functools import lru_cache
 
-from kg.names import canonical, tidy_name
+import networkx as nx
+
+from kg.names import canonical, spelling_variant, tidy_name
 from kg.records import Abstract, Bound, Edge, Evidence, Extraction, GraphDocument, Mention, Node, Result
 from kg.schema import node_id
 from kg.schema.metrics import better_direction
@@ -38,6 +40,7 @@ _WRITTEN_OUT = 10
 """A node is named by its long form if that is written at least a tenth as often as its commonest surface."""
 
 _tidy = lru_cache(maxsize=1 << 16)(tidy_name)
+_variant = lru_cache(maxsize=1 << 18)(spelling_variant)
 _canonical = lru_cache(maxsize=1 << 16)(canonical)
 """Names repeat across mentions ("large language models" 17,000 times in ICLR 2026): made once."""
 
@@ -216,22 +219,31 @@ def _group(label: str) -> str:
     return "Method" if label in ARCHITECTURE_OR_METHOD else label
 
 
-def _one_spelling(mentions: Counter, keys: dict, labels: dict[str, Counter[str]]) -> dict[str, str]:
+def _one_spelling(mentions: Counter, keys: dict) -> dict[str, str]:
     """Keys equal without their spaces ("fine tuning" and "finetuning", "cifar 10" and "cifar10",
-    "large lan guage model" where a PDF's line break split a word) and with a closing year in two
-    digits ("aime 2025" and "aime25") take the spelling most mentions use, then the one with most word
-    breaks: each such key -> its chosen spelling.  The Method/Model vote in ``labels`` counts every
-    spelling."""
-    spellings: dict[str, Counter[str]] = defaultdict(Counter)
+    "large lan guage model" where a PDF's line break split a word), with a closing year in two digits
+    ("aime 2025" and "aime25") and as ``spelling_variant`` writes them ("computational cost" and
+    "computation cost", "optimisation" and "optimization") take the spelling most mentions use, then
+    the one with most word breaks: each such key -> its chosen spelling."""
+    counts: Counter[str] = Counter()
     for of, count in mentions.items():
-        key = keys[of]
-        spellings[_CLOSING_YEAR.sub("", key.replace(" ", ""))][key] += count
+        counts[keys[of]] += count
+    # Keys meet through either form, the variant's or their own: "computa tional cost", split by a
+    # line break, still meets "computational cost", which meets "computation cost" through the variant.
+    joined = nx.utils.UnionFind()
+    written = {key: _CLOSING_YEAR.sub("", key.replace(" ", "")) for key in counts}
+    for key, form in written.items():
+        variant = _CLOSING_YEAR.sub("", _variant(key).replace(" ", ""))
+        if variant != form:
+            joined.union(form, variant)
+    spellings: dict[str, Counter[str]] = defaultdict(Counter)
+    for key, count in counts.items():
+        spellings[joined[written[key]]][key] = count
     spelling: dict[str, str] = {}
     for group in spellings.values():
         if len(group) > 1:
             chosen = min(group, key=lambda k: (-group[k], -k.count(" "), k))
             spelling.update((k, chosen) for k in group)
-            labels[chosen] = sum((labels[k] for k in group), Counter())
     return spelling
 
 
@@ -243,14 +255,18 @@ class _Resolver:
         # What each abbreviation is defined as, by type: None where the definition does not carry
         # over to other papers (``_expands``), which counts against every long form.
         long_forms: dict[tuple[str, str], Counter[str | None]] = defaultdict(Counter)
-        labels: dict[str, Counter[str]] = defaultdict(Counter)
+        # How often, and how surely, each spelling is read as a Method and as a Model.
+        typed: dict[tuple[str, bool, str], dict[str, list]] = defaultdict(lambda: {"Method": [0, 0.0], "Model": [0, 0.0]})
         for x in extractions:
             coined = {x.entities[r.tail].canonical for r in x.relations if r.label == "PROPOSES"}
             for m in x.entities:
+                if m.label in ARCHITECTURE_OR_METHOD:
+                    vote = typed[m.canonical, bool(m.aliases), "Method"][m.label]
+                    vote[0] += 1
+                    vote[1] += m.confidence
                 if len(m.aliases) == 2:
                     short = _canonical(m.aliases[1])
                     long_forms[short, _group(m.label)][m.canonical if _expands(short, m.canonical, coined) else None] += 1
-                labels[m.canonical][m.label] += 1
         # An abbreviation used unexplained stands for the long form most definitions of its type give.
         self.expansions = {
             of: long_form
@@ -281,13 +297,22 @@ class _Resolver:
                     self.acronyms[m.canonical].update(w.lower() for w in _ACRONYM.findall(m.text))
         self.metrics = {self._expanded(name, aliased, group) for name, aliased, group in spelled if group == "Metric"}
         as_spelled = {of: self._spelled_key(*of) for of in spelled}
-        spelling = _one_spelling(spelled, as_spelled, labels)
+        spelling = _one_spelling(spelled, as_spelled)
         # Then the abbreviations inside a name are spelled out ("KVCache" is "KV cache" is "key value
         # cache"), and the spellings met again: "minibatch SGD" and "mini-batch stochastic gradient descent".
         expanded = {of: self._words_expanded(spelling.get(key, key)) for of, key in as_spelled.items()}
-        spelling = _one_spelling(spelled, expanded, labels)
+        spelling = _one_spelling(spelled, expanded)
         self.keys = {of: spelling.get(key, key) for of, key in expanded.items()}
-        self.labels = labels
+        # Method or Model is voted per key, by every mention the key gathers ("LLM judge" and "large
+        # language model judge" alike); a tie goes to the type the recogniser was surer of.
+        votes: dict[str, dict[str, list]] = defaultdict(lambda: {"Method": [0, 0.0], "Model": [0, 0.0]})
+        for of, spelling_votes in typed.items():
+            for label, (count, confidence) in spelling_votes.items():
+                vote = votes[self.keys[of]][label]
+                vote[0] += count
+                vote[1] += confidence
+        self.labels = {key: max(ARCHITECTURE_OR_METHOD, key=lambda label: (v[label][0], round(v[label][1], 6)))
+                       for key, v in votes.items()}
 
     def _spelled_key(self, canonical_name: str, has_aliases: bool, group: str) -> str:
         """A mention's key as it spells it: the long form of a known abbreviation, a Problem without
@@ -326,9 +351,7 @@ class _Resolver:
     def label(self, m: Mention) -> str:
         if m.label not in ARCHITECTURE_OR_METHOD:
             return m.label
-        counts = self.labels[self.key(m)]
-        method, model = counts["Method"], counts["Model"]
-        return "Model" if model > method else "Method" if method > model else m.label
+        return self.labels[self.key(m)]
 
     def node_id(self, m: Mention) -> str:
         return node_id(self.label(m), self.key(m))
