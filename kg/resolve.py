@@ -230,19 +230,23 @@ def _one_spelling(mentions: Counter, keys: dict) -> dict[str, str]:
         counts[keys[of]] += count
     # Keys meet through either form, the variant's or their own: "computa tional cost", split by a
     # line break, still meets "computational cost", which meets "computation cost" through the variant.
-    joined = nx.utils.UnionFind()
+    joined, linked = nx.utils.UnionFind(), set()
     written = {key: _CLOSING_YEAR.sub("", key.replace(" ", "")) for key in counts}
     for key, form in written.items():
-        variant = _CLOSING_YEAR.sub("", _variant(key).replace(" ", ""))
+        variant = _variant(key)
+        if variant == key:
+            continue
+        variant = _CLOSING_YEAR.sub("", variant.replace(" ", ""))
         if variant != form:
             joined.union(form, variant)
-    spellings: dict[str, Counter[str]] = defaultdict(Counter)
-    for key, count in counts.items():
-        spellings[joined[written[key]]][key] = count
+            linked.update((form, variant))
+    spellings: dict[str, list[str]] = defaultdict(list)
+    for key, form in written.items():
+        spellings[joined[form] if form in linked else form].append(key)
     spelling: dict[str, str] = {}
     for group in spellings.values():
         if len(group) > 1:
-            chosen = min(group, key=lambda k: (-group[k], -k.count(" "), k))
+            chosen = min(group, key=lambda k: (-counts[k], -k.count(" "), k))
             spelling.update((k, chosen) for k in group)
     return spelling
 
@@ -256,14 +260,15 @@ class _Resolver:
         # over to other papers (``_expands``), which counts against every long form.
         long_forms: dict[tuple[str, str], Counter[str | None]] = defaultdict(Counter)
         # How often, and how surely, each spelling is read as a Method and as a Model.
-        typed: dict[tuple[str, bool, str], dict[str, list]] = defaultdict(lambda: {"Method": [0, 0.0], "Model": [0, 0.0]})
+        typed: Counter[tuple[str, bool, str]] = Counter()
+        sureness: Counter[tuple[str, bool, str]] = Counter()
         for x in extractions:
             coined = {x.entities[r.tail].canonical for r in x.relations if r.label == "PROPOSES"}
             for m in x.entities:
                 if m.label in ARCHITECTURE_OR_METHOD:
-                    vote = typed[m.canonical, bool(m.aliases), "Method"][m.label]
-                    vote[0] += 1
-                    vote[1] += m.confidence
+                    spelling_type = (m.canonical, bool(m.aliases), m.label)
+                    typed[spelling_type] += 1
+                    sureness[spelling_type] += m.confidence
                 if len(m.aliases) == 2:
                     short = _canonical(m.aliases[1])
                     long_forms[short, _group(m.label)][m.canonical if _expands(short, m.canonical, coined) else None] += 1
@@ -305,14 +310,14 @@ class _Resolver:
         self.keys = {of: spelling.get(key, key) for of, key in expanded.items()}
         # Method or Model is voted per key, by every mention the key gathers ("LLM judge" and "large
         # language model judge" alike); a tie goes to the type the recogniser was surer of.
-        votes: dict[str, dict[str, list]] = defaultdict(lambda: {"Method": [0, 0.0], "Model": [0, 0.0]})
-        for of, spelling_votes in typed.items():
-            for label, (count, confidence) in spelling_votes.items():
-                vote = votes[self.keys[of]][label]
-                vote[0] += count
-                vote[1] += confidence
-        self.labels = {key: max(ARCHITECTURE_OR_METHOD, key=lambda label: (v[label][0], round(v[label][1], 6)))
-                       for key, v in votes.items()}
+        votes: dict[str, Counter[str]] = defaultdict(Counter)
+        sure: dict[str, Counter[str]] = defaultdict(Counter)
+        for (name, aliased, label), count in typed.items():
+            key = self.keys[name, aliased, "Method"]
+            votes[key][label] += count
+            sure[key][label] += sureness[name, aliased, label]
+        self.labels = {key: max(ARCHITECTURE_OR_METHOD, key=lambda label: (counts[label], round(sure[key][label], 6)))
+                       for key, counts in votes.items()}
 
     def _spelled_key(self, canonical_name: str, has_aliases: bool, group: str) -> str:
         """A mention's key as it spells it: the long form of a known abbreviation, a Problem without
