@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import statistics
 import threading
 import time
 import xml.etree.ElementTree as ET
@@ -127,7 +128,10 @@ def test_sparql_slow_query_stops_with_504_while_others_are_answered(client, app,
     thread.join()
     assert slow["response"].status_code == 504 and slow["response"].json()["status"] == 504
     assert TIMEOUT <= slow["seconds"] < TIMEOUT + 1
-    assert fast and all(status == 200 for status, _ in fast) and max(s for _, s in fast) < 1.0
+    # A pool that made the others wait would answer one or two of them, after the kill; one slow
+    # answer on a busy machine is noise, so the count and the median say "answered meanwhile".
+    assert len(fast) >= 10 and all(status == 200 for status, _ in fast)
+    assert statistics.median(s for _, s in fast) < TIMEOUT / 4
     after = client.get("/sparql", params={"query": PAPERS})
     assert after.status_code == 200 and len(after.json()["results"]["bindings"]) == 38
     pool = app.state.service.sparql
