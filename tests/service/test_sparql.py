@@ -127,7 +127,7 @@ def test_sparql_slow_query_stops_with_504_while_others_are_answered(client, app,
         fast.append((got.status_code, time.monotonic() - start))
     thread.join()
     assert slow["response"].status_code == 504 and slow["response"].json()["status"] == 504
-    assert TIMEOUT <= slow["seconds"] < TIMEOUT + 1
+    assert TIMEOUT <= slow["seconds"] < TIMEOUT + 5  # stopped at the limit; unstopped, the cross product runs for hours
     # A pool that made the others wait would answer one or two of them, after the kill; one slow
     # answer on a busy machine is noise, so the count and the median say "answered meanwhile".
     assert len(fast) >= 10 and all(status == 200 for status, _ in fast)
