@@ -68,7 +68,8 @@ def iclr_built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     with gzip.open(CORPUS, "rt", encoding="utf-8") as src:
         sample.write_text("".join(itertools.islice(src, SLICE)), encoding="utf-8")
     abstracts = read([sample])
-    document = build_graph(zip(abstracts, extract(abstracts)))
+    # two processes, as `kg build --jobs 2` runs: the slice's extraction is the suite's longest step
+    document = build_graph(zip(abstracts, extract(abstracts, jobs=2)))
     return _built("iclr1000", document, folder)
 
 
