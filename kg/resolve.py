@@ -313,11 +313,11 @@ class _Resolver:
         votes: dict[str, Counter[str]] = defaultdict(Counter)
         sure: dict[str, Counter[str]] = defaultdict(Counter)
         for (name, aliased, label), count in typed.items():
-            key = self.keys[name, aliased, "Method"]
+            key = self.keys[name, aliased, _group(label)]
             votes[key][label] += count
             sure[key][label] += sureness[name, aliased, label]
-        self.labels = {key: max(ARCHITECTURE_OR_METHOD, key=lambda label: (counts[label], round(sure[key][label], 6)))
-                       for key, counts in votes.items()}
+        self.labels = {key: max(ARCHITECTURE_OR_METHOD, key=lambda label: (tally[label], round(sure[key][label], 6)))
+                       for key, tally in votes.items()}
 
     def _spelled_key(self, canonical_name: str, has_aliases: bool, group: str) -> str:
         """A mention's key as it spells it: the long form of a known abbreviation, a Problem without
