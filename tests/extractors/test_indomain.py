@@ -14,7 +14,7 @@ from kg.extractors.roles import ROLE_LABELS, Entity, LinearHeads, RoleClassifier
 from kg.extractors.text import clean_for_nlp
 from kg.records import Abstract, Bound, Mention, Relation, Result
 from kg.training import indomain as T
-from kg.training.annotations import load_gold
+from kg.training.annotations import LABELS as TYPES, load_gold
 from kg.training.tagger import GRID, exact_f1
 
 MODEL = model_path()
@@ -79,7 +79,8 @@ def test_training_runs_end_to_end_on_a_tiny_subset(tmp_path: Path) -> None:
     assert {p.name for p in out.iterdir()} >= {"ner", "tok2vec", "mentions.json", "roles.json.gz", "result_names.json", "scores.json",
                                                "result_detector.json", "tagger.onnx", "tagger-pieces.json", "tagger.json"}
     thresholds = json.loads((out / "tagger.json").read_text())["thresholds"]
-    assert set(thresholds) == {"relabel", "add"} and set(thresholds.values()) <= set(GRID)
+    assert set(thresholds) == {"relabel", "add"} and thresholds["relabel"] in GRID
+    assert set(thresholds["add"]) == set(TYPES) and set(thresholds["add"].values()) <= set(GRID)
     assert record["tagger"]["dev_f1"] >= record["tagger"]["dev_f1_recogniser_alone"]
     assert record["tagger"]["epochs"] == 1  # a smoke run fine-tunes the tagger once over its six abstracts
     heads = RoleHeads.from_disk(out / "roles.json.gz")

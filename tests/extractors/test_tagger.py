@@ -55,10 +55,25 @@ def test_fine_tuning_batches_hold_every_window_once_and_alike_in_length() -> Non
 
 def test_second_reading_relabels_and_adds_only_when_sure() -> None:
     names = [(0, 4, "Method")]
+    add = {"Model": 0.8, "Dataset": 0.8, "Problem": 0.8}
     unsure = [Tagged(0, 4, "Model", 0.6), Tagged(10, 14, "Dataset", 0.6)]
-    assert second_reading(names, unsure, relabel=0.9, add=0.8) == names
+    assert second_reading(names, unsure, relabel=0.9, add=add) == names
     sure = [Tagged(0, 4, "Model", 0.95), Tagged(10, 14, "Dataset", 0.9), Tagged(2, 6, "Problem", 0.99)]
-    assert second_reading(names, sure, relabel=0.9, add=0.8) == [(0, 4, "Model"), (10, 14, "Dataset")]
+    assert second_reading(names, sure, relabel=0.9, add=add) == [(0, 4, "Model"), (10, 14, "Dataset")]
+
+
+def test_second_reading_adds_each_type_at_its_own_threshold() -> None:
+    tagged = [Tagged(10, 14, "Dataset", 0.7), Tagged(20, 24, "Problem", 0.7), Tagged(30, 34, "Problem", 0.9)]
+    assert second_reading([], tagged, relabel=0.9, add={"Dataset": 0.65, "Problem": 0.75}) == [(10, 14, "Dataset"), (30, 34, "Problem")]
+    assert second_reading([], tagged, relabel=0.9, add={"Dataset": 1.01, "Problem": 0.65}) == [(20, 24, "Problem"), (30, 34, "Problem")]
+
+
+def test_a_tagger_saved_with_one_add_threshold_applies_it_to_every_type(tagger: PieceTagger) -> None:
+    """The form ``tagger.json`` had before the thresholds were per type: such a model still loads."""
+    from kg.extractors.tagger import TaggerPipe
+
+    pipe = TaggerPipe(tagger, relabel=0.6, add=0.7)
+    assert pipe.add == {"Method": 0.7, "Model": 0.7, "Problem": 0.7, "Dataset": 0.7, "Metric": 0.7}
 
 
 def test_shipped_tagger_reads_names_with_offsets_into_the_text(tagger: PieceTagger) -> None:
@@ -66,7 +81,7 @@ def test_shipped_tagger_reads_names_with_offsets_into_the_text(tagger: PieceTagg
             "and CIFAR-10, where it improves top-1 accuracy over ResNet-50.")
     [found] = tagger.tag([text])
     add = json.loads((model_path() / SETTINGS_FILE).read_text(encoding="utf-8"))["thresholds"]["add"]
-    by_text = {text[t.start : t.end]: t.label for t in found if t.probability >= add}  # what it may add
+    by_text = {text[t.start : t.end]: t.label for t in found if t.probability >= min(add.values())}  # what it may add
     assert by_text == {"FlashNet": "Model", "image classification": "Problem", "ImageNet": "Dataset",
                        "CIFAR-10": "Dataset", "top-1 accuracy": "Metric", "ResNet-50": "Model"}
     assert all(0.5 < t.probability <= 1.0 for t in found)
