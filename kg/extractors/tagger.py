@@ -8,8 +8,9 @@ so a name's label can follow from a sentence far from it, where the recogniser's
 encoder sees four words either side.  Alone it scores below the recogniser (dev exact F1 65 against
 68); as a second reader it is right where the two differ often enough to pay: ``second_reading``
 takes its label for a name both found when it is sure, and adds a name only it found when it is
-sure, with the thresholds (one to relabel, one per type to add) chosen on dev.  Long abstracts are read in overlapping windows; each
-piece takes its label from the window where it sits farthest from an edge.
+sure, with the thresholds (one to relabel, one per type to add) chosen on dev.  Long abstracts are
+read in overlapping windows; each piece takes its label from the window where it sits farthest
+from an edge.
 """
 
 from __future__ import annotations
