@@ -103,6 +103,29 @@ def test_a_comparative_after_the_number_is_passed_and_faster_means_speed() -> No
     assert "source=phrase_faster" in found["speed"]
 
 
+def test_a_measure_the_abstract_names_for_its_numbers_is_a_metric_candidate_far_from_them() -> None:
+    """"performance" is no Metric mention and stands far from the number, yet readers write it as
+    the metric of "a 9.1% absolute gain" when the abstract measures everything by it."""
+    text = ("FooNet enhances the performance of MLLMs across embodied tasks on BEAR, yielding a 9.1% absolute gain. "
+            "It also runs on a single GPU.")
+    [r] = find_results(text)
+    found = {c.name: c.features for c in candidates("metric", r, text, "", (), ())}
+    assert "source=abstract_word" in found["performance"] and "word=performance" in found["performance"]
+    assert "pos=before|sent" in found["performance"] and "accuracy" not in found
+    without = text.replace("performance", "robustness")
+    [r] = find_results(without)
+    assert "performance" not in {c.name for c in candidates("metric", r, without, "", (), ())}
+
+
+def test_a_phrase_beside_a_number_stops_at_words_no_measure_name_holds() -> None:
+    """"99% without sacrificing decoding" gave the metric "without sacrificing decoding"."""
+    for text, phrases in [("FooNet keeps 99% without sacrificing decoding quality.", [("keeps", "before"), ("FooNet keeps", "before")]),
+                          ("The error drops to 3.2% between human and model judges.", [("error", "before")]),
+                          ("It reaches 0.53 ms per sample.", [("ms", "after"), ("It", "before")])]:
+        [r] = find_results(text)
+        assert phrases_beside(text, r) == phrases
+
+
 def test_a_baseline_described_or_found_by_the_rules_is_a_method_candidate() -> None:
     text = "ATLAS improves the final pass rate from 23.3% to 44.4% over its best alternative."
     first, _ = find_results(text)
