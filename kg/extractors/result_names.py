@@ -4,7 +4,8 @@ The rules of ``kg.extractors.results`` read a result's method, metric and datase
 around the number, in the text alone.  They are one strong opinion among several: the recogniser's
 mentions, the paper's proposed entity and the known metric names of the sentence are others.  For
 each field this module lists the candidates (the rules' pick, every mention of the field's labels,
-what the paper proposes, the metric names of the sentence, and no name at all), describes each by
+what the paper proposes, the metric names of the sentence, the words beside the number, the measure
+the abstract names for all its numbers, and no name at all), describes each by
 where its nearest occurrence stands from the number and what lies between, and keeps the one a
 logistic head scores highest.  The heads are trained on the annotated results of the train split
 (``kg train indomain``) and shipped as ``result_names.json`` beside the recogniser.
@@ -198,9 +199,6 @@ def candidates(field: str, result: Result, text: str, title: str, mentions: Sequ
             continue
         spans = [(mentions[i].start, mentions[i].end) for i in indices] or [(s, s + len(name)) for s in word_occurrences(text, name)]
         key = canonical(name)
-        if field == "dataset" and "source=rule" not in sources and key not in proposed and not any(
-                result.sentence_start <= s < result.sentence_end for s, _ in spans):
-            continue  # a benchmark named only in other sentences is another result's, unless the paper's own
         nearest = min(spans, key=lambda sp: min(abs(sp[0] - result.start), abs(sp[1] - result.end)), default=None)
         entity = next((i for i in indices if (mentions[i].start, mentions[i].end) == nearest), None)
         f = sorted(sources) + [kind, f"shape={name_shape(name)}", f"words={min(len(name.split()), 4)}",

@@ -52,9 +52,12 @@ def test_candidates_start_with_no_name_and_mark_the_rules_pick() -> None:
     assert foonet.entity == 3 and "pos=before|sent" in foonet.features
 
 
-def test_a_benchmark_named_only_in_another_sentence_is_no_candidate() -> None:
-    names = [c.name for c in candidates("dataset", _result(), TEXT, "", MENTIONS, ())]
-    assert names == [None, "ImageNet"]
+def test_a_benchmark_named_only_in_another_sentence_is_a_candidate_marked_so() -> None:
+    """Readers take a number's benchmark from another sentence when its own names none; the
+    heads weigh where it stands."""
+    found = {c.name: c.features for c in candidates("dataset", _result(), TEXT, "", MENTIONS, ())}
+    assert list(found) == [None, "ImageNet", "CIFAR-10"]
+    assert "pos=before|sent" in found["ImageNet"] and "pos=before|out" in found["CIFAR-10"]
 
 
 def test_metric_names_of_the_sentence_are_candidates_in_the_guidelines_form() -> None:
