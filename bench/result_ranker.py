@@ -13,7 +13,7 @@ one of the ranker's cues, are the shipped ones either way.
 
 usage: python bench/result_ranker.py [--seen 18120] [--c 1.0 0.3 0.1] [--folds 5] [--jobs 2]
 Prints a table (two when the shipped heads learnt from some of those abstracts): heads, abstracts,
-matched results, tuple F1 and the share of matched results whose method, metric and dataset are right.
+matched results, tuple F1 and the share of matched results whose method, metric, dataset and baseline are right.
 """
 
 from __future__ import annotations
@@ -75,12 +75,12 @@ def main() -> None:
 
 def _table(predictions: dict[str, dict[int, dict]], docs: list[dict], chosen: list[int], shipped_name: str, note: str) -> None:
     """One table: every row's predictions scored on the ``chosen`` abstracts."""
-    print(f"{'heads':>8s} {'abstracts':>9s} {'matched':>7s} {'tuple F1':>8s} {'method':>6s} {'metric':>6s} {'dataset':>7s}")
+    print(f"{'heads':>8s} {'abstracts':>9s} {'matched':>7s} {'tuple F1':>8s} {'method':>6s} {'metric':>6s} {'dataset':>7s} {'baseline':>8s}")
     for name, preds in predictions.items():
         s = score_results([preds[i] for i in chosen], [docs[i] for i in chosen])
         m = s["on_matched"]
         name = shipped_name if name == "shipped" else name
-        print(f"{name:>8s} {len(chosen):9d} {s['matched']:7d} {s['tuple_f1']:8.1f} {m['method']:6.1f} {m['metric']:6.1f} {m['dataset']:7.1f}")
+        print(f"{name:>8s} {len(chosen):9d} {s['matched']:7d} {s['tuple_f1']:8.1f} {m['method']:6.1f} {m['metric']:6.1f} {m['dataset']:7.1f} {m['baseline']:8.1f}")
     print(f"({len(chosen)} train abstracts the recogniser and tagger never saw{note})\n")
 
 

@@ -1,11 +1,12 @@
-"""Who, measured how, on what: the name fields of a result chosen by a trained ranker.
+"""Who, against whom, measured how, on what: the name fields of a result chosen by a trained ranker.
 
-The rules of ``kg.extractors.results`` read a result's method, metric and dataset from cue words
+The rules of ``kg.extractors.results`` read a result's method, baseline, metric and dataset from cue words
 around the number, in the text alone.  They are one strong opinion among several: the recogniser's
 mentions, the paper's proposed entity and the known metric names of the sentence are others.  For
 each field this module lists the candidates (the rules' pick, every mention of the field's labels,
 what the paper proposes, the metric names of the sentence, the words beside the number, the measure
-the abstract names for all its numbers, and no name at all), describes each by
+the abstract names for all its numbers, a baseline described ("its best alternative"), and no name
+at all), describes each by
 where its nearest occurrence stands from the number and what lies between, and keeps the one a
 logistic head scores highest.  The heads are trained on the annotated results of the train split
 (``kg train indomain``) and shipped as ``result_names.json`` beside the recogniser.
@@ -23,7 +24,8 @@ from kg.extractors.text import name_shape, word_occurrences
 from kg.names import canonical
 from kg.records import Mention, Relation, Result
 
-FIELD_LABELS: dict[str, tuple[str, ...]] = {"method": ("Method", "Model"), "metric": ("Metric",), "dataset": ("Dataset",)}
+FIELD_LABELS: dict[str, tuple[str, ...]] = {"method": ("Method", "Model"), "baseline": ("Method", "Model"),
+                                             "metric": ("Metric",), "dataset": ("Dataset",)}
 """The fields the ranker decides and the mention labels that may fill each."""
 
 _WORD = re.compile(r"[a-z][a-z\-]*|\d+(?:\.\d+)?|[%×]")
@@ -187,6 +189,11 @@ def candidates(field: str, result: Result, text: str, title: str, mentions: Sequ
             by_name.setdefault(m.group(0), ([], set()))[1].add("source=others_phrase")
         if result.baseline:
             by_name.setdefault(result.baseline, ([], set()))[1].add("source=rule_baseline")
+    if field == "baseline":  # "outperforming the strongest baseline by 4.1%": a baseline described, not named
+        for m in _OTHERS_PHRASE.finditer(text, result.sentence_start, result.sentence_end):
+            by_name.setdefault(m.group(0), ([], set()))[1].add("source=others_phrase")
+        if result.method:
+            by_name.setdefault(result.method, ([], set()))[1].add("source=rule_method")
     out = [Candidate(None, None, ("none", f"none_rule={rule is None}", f"none|{kind}",
                                   f"none_mentions={_bucket(sum(m.label in labels for m in mentions), (0, 2, 5))}"))]
     trailing = sorted({m.text: m.start for m in reversed(mentions) if m.label in labels
@@ -240,18 +247,19 @@ def as_guidelines(field: str, name: str) -> str:
 
 
 class NameRanker:
-    """Chooses each field's value among its candidates: the highest score of the field's head."""
+    """Chooses each field's value among its candidates: the highest score of the field's head (a
+    field the heads have no head for keeps the rules' value)."""
 
     def __init__(self, heads: LinearHeads) -> None:
         self.heads = heads
 
     def rank(self, results: Sequence[Result], text: str, title: str, mentions: Sequence[Mention],
              relations: Sequence[Relation], metric_spans: Sequence[tuple[int, int]] = ()) -> tuple[Result, ...]:
-        """The results of one abstract with their method, metric and dataset chosen."""
+        """The results of one abstract with their method, baseline, metric and dataset chosen."""
         out = []
         for result, listed in zip(results, sentence_positions(results)):
             changes: dict[str, object] = {}
-            for field in FIELD_LABELS:
+            for field in (f for f in FIELD_LABELS if f in self.heads.weights):
                 found = candidates(field, result, text, title, mentions, relations, metric_spans, listed)
                 best = max(found, key=lambda c: self.heads.score(field, c.features))
                 changes[field] = best.name

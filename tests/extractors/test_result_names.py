@@ -140,6 +140,21 @@ def test_a_baseline_described_or_found_by_the_rules_is_a_method_candidate() -> N
     assert "source=rule_baseline" in {c.name: c.features for c in candidates("method", gain, text, "", (), ())}["ViT-B"]
 
 
+def test_a_baseline_is_chosen_among_the_rules_pick_the_mentions_and_baselines_described() -> None:
+    """The rules read "over ViT-B"; the heads may also take a described baseline or, where the rules
+    swapped the two, the rules' method; a field the heads do not rank keeps the rules' value."""
+    found = {c.name: c.features for c in candidates("baseline", _result(), TEXT, "FooNet", MENTIONS, PROPOSES)}
+    assert list(found)[0] is None and {"FooNet", "ViT-B"} <= set(found)
+    assert "is_rule" in found["ViT-B"] and "label=Model" in found["ViT-B"] and "source=rule_method" in found["FooNet"]
+    text = "ATLAS improves the final pass rate by 4.1% over its best alternative."
+    [gain] = find_results(text)
+    assert "source=others_phrase" in {c.name: c.features for c in candidates("baseline", gain, text, "", (), ())}["its best alternative"]
+    heads = LinearHeads({"method": {"is_rule": 1.0}, "baseline": {"label=Method": 3.0}}, {"method": 0.0, "baseline": 0.0}, {})
+    ranked = _rank(heads)
+    assert (ranked.baseline, ranked.baseline_entity) == ("FooNet", 3)
+    assert (ranked.metric, ranked.dataset) == (_result().metric, _result().dataset) == ("top-1 accuracy", "ImageNet")
+
+
 def test_the_kth_number_of_a_list_is_aligned_with_the_kth_name_listed_after_the_numbers() -> None:
     text = "On Pile, FooNet gains 1.4%, 4.4% and 2.0% on MZ-4, MZ-10 and Dxy respectively."
     results = find_results(text)
@@ -174,7 +189,7 @@ def test_training_rows_are_right_where_the_gold_names_the_candidate() -> None:
          "dataset": None}]}
     x = Extraction("t", "indomain.v1", MENTIONS, PROPOSES, results=(_result(),))
     groups = T.result_name_groups([x], [gold])
-    assert {field: len(g) for field, g in groups.items()} == {"method": 1, "metric": 1, "dataset": 1}  # one result
+    assert {field: len(g) for field, g in groups.items()} == {"method": 1, "baseline": 1, "metric": 1, "dataset": 1}  # one result
     rows = {field: g[0] for field, g in groups.items()}
     methods = dict(zip([next(f for f in r if f.startswith("source") or f.startswith("label") or f == "none") for r in rows["method"][0]],
                        rows["method"][1]))
